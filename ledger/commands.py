@@ -1,0 +1,210 @@
+"""Commands: the intents a transaction-file line or a library call expresses (design.md).
+
+Each model's JSON is one transaction-file line; `parse_command` turns a dict or JSON text into
+the right model and reports a bad field by name. Commands may name RINs by attributes; the
+ledger resolves them to exact ranges, which only the events record.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+
+from ledger.errors import InputError
+from ledger.rules.s1426_generation import GenerationInput
+
+
+def _iso_date(value: object) -> object:
+    """Accept a `date` or an ISO `YYYY-MM-DD` string only (no timestamps, no datetimes)."""
+    if isinstance(value, date) and not hasattr(value, "hour"):
+        return value
+    if isinstance(value, str) and len(value) == 10:
+        try:
+            return date.fromisoformat(value)
+        except ValueError as exc:
+            raise ValueError(f"not a calendar date: {value!r}") from exc
+    raise ValueError(f"expected an ISO date YYYY-MM-DD, got {value!r}")
+
+
+IsoDate = Annotated[date, BeforeValidator(_iso_date)]
+PartyId = Annotated[str, Field(pattern=r"^\d{4}$", description="4-digit company id")]
+FacilityId = Annotated[str, Field(pattern=r"^\d{5}$", description="5-digit facility id")]
+BatchNumber = Annotated[str, Field(pattern=r"^[0-9A-Z]{5}$", description="5-character batch")]
+Gallons = Annotated[Decimal, Field(gt=0, max_digits=18, decimal_places=6, allow_inf_nan=False)]
+Count = Annotated[int, Field(gt=0, le=99_999_999_999)]
+CommandId = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class Model(BaseModel):
+    """Strict base: unknown fields are errors, instances are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class ByCode(Model):
+    """Exactly the block with this 38-character code, held in full."""
+
+    code: Annotated[str, Field(min_length=38, max_length=38)]
+
+
+class ByAttributes(Model):
+    """`quantity` gallon-RINs of a D code, vintage and K, picked first-in-first-out."""
+
+    d_code: Literal[3, 4, 5, 6, 7]
+    vintage: Annotated[int, Field(ge=2008, le=2099)]
+    k: Literal[1, 2]
+    quantity: Count
+    company: PartyId | None = None
+    facility: FacilityId | None = None
+    batch: BatchNumber | None = None
+
+
+RinSelector = ByCode | ByAttributes
+
+
+class CommandBase(Model):
+    """What every line carries: its type and an optional idempotency id."""
+
+    id: CommandId | None = None
+
+
+class Dated(CommandBase):
+    date: IsoDate
+
+
+class RegisterParty(CommandBase):
+    type: Literal["register_party"] = "register_party"
+    party: PartyId
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    roles: Annotated[list[str], Field(min_length=1)]
+    facilities: list[FacilityId] = []
+
+
+class Generate(Dated, GenerationInput):
+    type: Literal["generate"] = "generate"
+    party: PartyId
+    facility: FacilityId
+    batch: BatchNumber
+    batches: dict[int, BatchNumber] | None = Field(
+        default=None, description="batch number per D code when one batch yields several"
+    )
+    generate_rins: bool = Field(
+        default=True, description="false: record production without RINs, §80.1426(c)(2)-(3)"
+    )
+    new_facility_year: int | None = Field(
+        default=None, description="1-3: calendar year of a new facility's production"
+    )
+    pathway_effective_date: IsoDate | None = None
+
+
+class Transfer(Dated):
+    type: Literal["transfer"] = "transfer"
+    from_: PartyId = Field(alias="from")
+    to: PartyId
+    rins: RinSelector
+    volume: Gallons | None = None
+    ptd: Annotated[str, Field(max_length=200)] | None = None
+    price: Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)] | None = None
+
+
+class TransferFuel(Dated):
+    type: Literal["transfer_fuel"] = "transfer_fuel"
+    from_: PartyId = Field(alias="from")
+    to: PartyId
+    volume: Gallons
+    ptd: Annotated[str, Field(max_length=200)] | None = None
+
+
+class Separate(Dated):
+    type: Literal["separate"] = "separate"
+    party: PartyId
+    reason: str | int
+    rins: RinSelector
+    volume: Gallons | None = None
+    blend_percent: Annotated[Decimal, Field(gt=0, le=100, allow_inf_nan=False)] | None = None
+
+
+class Retire(Dated):
+    type: Literal["retire"] = "retire"
+    party: PartyId
+    reason: str | int
+    rins: RinSelector
+    compliance_year: Annotated[int, Field(ge=2008, le=2099)] | None = None
+    category: Literal["CB", "BBD"] | None = None
+
+
+class Split(Dated):
+    type: Literal["split"] = "split"
+    party: PartyId
+    rin: Annotated[str, Field(min_length=38, max_length=38)]
+    sizes: Annotated[list[Count], Field(min_length=2, max_length=1000)]
+
+
+class ReportObligation(CommandBase):
+    type: Literal["report_obligation"] = "report_obligation"
+    party: PartyId
+    year: Annotated[int, Field(ge=2010, le=2099)]
+    date: IsoDate | None = None
+    rvo: dict[str, Annotated[int, Field(ge=0, le=10**12)]] | None = None
+    gasoline_volume: Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)] | None = None
+    diesel_volume: Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)] | None = None
+    approach: str | None = None
+    bbd_2010_reduction: Annotated[int, Field(ge=0)] = 0
+
+    @model_validator(mode="after")
+    def _rvo_or_volumes(self) -> ReportObligation:
+        has_volumes = self.gasoline_volume is not None or self.diesel_volume is not None
+        if (self.rvo is None) == (not has_volumes):
+            raise ValueError("give either rvo or gasoline_volume + diesel_volume")
+        return self
+
+
+Command = Annotated[
+    RegisterParty | Generate | Transfer | TransferFuel | Separate | Retire | Split
+    | ReportObligation,
+    Field(discriminator="type"),
+]
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(Command)
+COMMAND_TYPES = (
+    "register_party", "generate", "transfer", "transfer_fuel", "separate", "retire", "split",
+    "report_obligation",
+)
+
+
+def parse_command(data: str | bytes | dict[str, Any] | BaseModel) -> Any:
+    """Validate one command from JSON text, a dict or a model; raise `InputError` naming the field."""
+    if isinstance(data, BaseModel):
+        return data
+    try:
+        if isinstance(data, str | bytes):
+            return _ADAPTER.validate_json(data)
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise input_error(exc) from None
+
+
+def input_error(exc: ValidationError) -> InputError:
+    """The first validation problem, as an error naming the field."""
+    first = exc.errors()[0]
+    loc = [str(part) for part in first["loc"]]
+    if loc and loc[0] in COMMAND_TYPES:
+        loc = loc[1:]
+    field = ".".join(loc) or "line"
+    if first["type"] == "union_tag_invalid":
+        return InputError(f"unknown type; expected one of {', '.join(COMMAND_TYPES)}", "type")
+    if first["type"] == "union_tag_not_found":
+        return InputError("missing; every line needs a type", "type")
+    if first["type"] == "json_invalid":
+        return InputError(f"not valid JSON ({first['ctx'].get('error', '')})", None)
+    return InputError(first["msg"], field)

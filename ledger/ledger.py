@@ -1,0 +1,142 @@
+"""`Ledger`: the library API — open a store, apply commands singly or in batches, ask questions."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from dataclasses import field as default
+from typing import Any
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
+
+from ledger.application import LedgerApp
+from ledger.commands import parse_command
+from ledger.errors import LedgerError, RuleViolation
+from ledger.party import Party
+from ledger.persistence import store_env
+from ledger.service import UnitOfWork, handle
+
+RETRIES = 5
+
+
+@dataclass
+class Result:
+    """The outcome of one command: `applied`, `duplicate` or `rejected` (with the error)."""
+
+    line: int
+    status: str
+    error: str | None = None
+    citation: str | None = None
+    rule: str | None = None
+    field: str | None = None
+    rin: str | None = None
+    rins: list[str] = default(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in asdict(self).items() if v not in (None, [])}
+        out.setdefault("error", None)
+        return out
+
+
+def rejected(line: int, error: LedgerError) -> Result:
+    rule_id = error.rule_id if isinstance(error, RuleViolation) else None
+    return Result(line, "rejected", str(error), error.citation, rule_id, error.field)
+
+
+class Ledger:
+    """The RIN ledger over one event store (a SQLite file by default, PostgreSQL by URL)."""
+
+    def __init__(
+        self, data: str | os.PathLike[str] | None = None, *, store: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.app = LedgerApp(env={**store_env(data, store), **(env or {})})
+
+    def close(self) -> None:
+        self.app.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def apply(self, command: Any, line: int = 1) -> Result:
+        """Validate and apply one command atomically; a refusal stores nothing."""
+        try:
+            parsed = parse_command(command)
+        except LedgerError as error:
+            return rejected(line, error)
+        for _ in range(RETRIES):
+            uow = UnitOfWork(self.app)
+            try:
+                outcome = handle(uow, parsed)
+            except LedgerError as error:
+                return rejected(line, error)
+            try:
+                self.app.save(*uow.pending())
+            except IntegrityError:
+                continue  # another writer got there first: reload, re-check, retry
+            return Result(line, outcome.status, rin=(outcome.rins or [None])[0],
+                          rins=outcome.rins)
+        raise RuntimeError(f"line {line}: gave up after {RETRIES} concurrent conflicts")
+
+    def apply_many(
+        self, commands: Iterable[Any], *, batch_size: int = 200, first_line: int = 1
+    ) -> Iterator[Result]:
+        """Apply commands in order, each atomic, saving up to `batch_size` per transaction.
+
+        Results are yielded once their transaction is committed. If a batch's save conflicts
+        with another writer, that batch is applied again one command at a time.
+        """
+        batch: list[tuple[int, Any]] = []
+        for number, command in enumerate(commands, start=first_line):
+            batch.append((number, command))
+            if len(batch) >= batch_size:
+                yield from self._apply_batch(batch)
+                batch = []
+        if batch:
+            yield from self._apply_batch(batch)
+
+    def _apply_batch(self, batch: list[tuple[int, Any]]) -> list[Result]:
+        uow = UnitOfWork(self.app)
+        results = []
+        for number, command in batch:
+            try:
+                outcome = handle(uow, parse_command(command))
+            except LedgerError as error:
+                results.append(rejected(number, error))
+                continue
+            results.append(
+                Result(number, outcome.status, rin=(outcome.rins or [None])[0], rins=outcome.rins)
+            )
+        try:
+            self.app.save(*uow.pending())
+        except IntegrityError:
+            return [self.apply(command, number) for number, command in batch]
+        return results
+
+    def party(self, party_id: str) -> Party:
+        """The party's aggregate as it stands now."""
+        try:
+            return self.app.repository.get(Party.create_id(party_id))
+        except AggregateNotFoundError:
+            raise KeyError(f"party {party_id} is not registered") from None
+
+    def holdings(self, party_id: str) -> list[dict[str, Any]]:
+        """What party P holds now: gallon-RINs per D code, vintage and K, from its aggregate."""
+        totals = self.party(party_id).holdings.totals()
+        return [
+            {"party": party_id, "d_code": d, "vintage": v, "k": k, "gallon_rins": n}
+            for (d, v, k), n in sorted(totals.items())
+        ]
+
+    def blocks(self, party_id: str) -> list[dict[str, Any]]:
+        """One row per held block with its 38-character code."""
+        return [
+            {"party": party_id, "rin": b.code, "d_code": b.key.d_code, "vintage": b.key.vintage,
+             "k": b.key.k, "gallon_rins": b.gallon_rins}
+            for b in self.party(party_id).holdings.blocks()
+        ]

@@ -1,0 +1,245 @@
+"""The Party aggregate: one registered party's RINs and renewable fuel, as a stream of facts.
+
+Every change is an event carrying its effective date (the transaction date the regulation cares
+about), the recorded time (`timestamp`), the client's command id, and exact serial ranges.
+Guards live in the services that call the `record_*` methods; the `apply` bodies only change
+state, so replaying old history never re-judges it.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.domain import Aggregate
+
+from ledger.fuel_book import FuelBook
+from ledger.holdings import Holdings
+from ledger.rin import RinBlock
+
+PARTY_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/party")
+
+
+class Party(Aggregate):
+    """A registered party (§80.1450) and everything it owns."""
+
+    TOPIC = "rin_ledger:Party"
+
+    @staticmethod
+    def create_id(party_id: str) -> UUID:
+        """Deterministic id: a party id can be registered once (uuid5 of the company id)."""
+        return uuid5(PARTY_NAMESPACE, party_id)
+
+    class Event(Aggregate.Event):
+        TOPIC = "rin_ledger:Party.Event"
+
+    class Registered(Aggregate.Created):
+        """A party registered with its company id, name, roles and facilities."""
+
+        TOPIC = "rin_ledger:Party.Registered"
+        party_id: str
+        name: str
+        roles: list[str]
+        facilities: list[str]
+        client_id: str | None
+
+    class Generated(Event):
+        """A batch's gallon-RINs came into being (§80.1426): how many, and how computed."""
+
+        TOPIC = "rin_ledger:Party.Generated"
+        effective_date: date
+        client_id: str | None
+        rin: RinBlock
+        fuel: str
+        d_code: int
+        equivalence_value: Decimal
+        standardized_volume: Decimal
+        paragraph: str
+        formula: str
+        production_start: date | None
+        production_end: date | None
+        details: dict[str, Any]
+
+        def apply(self, party: Party) -> None:
+            year = str(self.rin.key.vintage)
+            party.batches_used.setdefault(year, []).append(self.rin.key.batch)
+            party.produced[year] = party.produced.get(year, Decimal(0)) + self.standardized_volume
+
+    class Assigned(Event):
+        """K=1 gallon-RINs bound to the volume of fuel they were generated for (§80.1426(e))."""
+
+        TOPIC = "rin_ledger:Party.Assigned"
+        effective_date: date
+        client_id: str | None
+        rins: list[RinBlock]
+        volume: Decimal
+
+        def apply(self, party: Party) -> None:
+            for block in self.rins:
+                party.holdings.add(block, self.effective_date)
+            party.fuel.receive(self.volume, self.effective_date)
+
+    class TransferredOut(Event):
+        """RINs (and, with K=1, their fuel) left this party for `to_party`."""
+
+        TOPIC = "rin_ledger:Party.TransferredOut"
+        effective_date: date
+        client_id: str | None
+        to_party: str
+        rins: list[RinBlock]
+        volume: Decimal | None
+        ptd: str | None
+        price: Decimal | None
+
+        def apply(self, party: Party) -> None:
+            for block in self.rins:
+                party.holdings.remove(block, self.effective_date)
+            if self.volume:
+                party.fuel.deliver(self.volume, self.effective_date)
+
+    class TransferredIn(Event):
+        """RINs (and, with K=1, their fuel) arrived from `from_party`."""
+
+        TOPIC = "rin_ledger:Party.TransferredIn"
+        effective_date: date
+        client_id: str | None
+        from_party: str
+        rins: list[RinBlock]
+        volume: Decimal | None
+        ptd: str | None
+        price: Decimal | None
+
+        def apply(self, party: Party) -> None:
+            for block in self.rins:
+                party.holdings.add(block, self.effective_date)
+            if self.volume:
+                party.fuel.receive(self.volume, self.effective_date)
+
+    class FuelMoved(Event):
+        """Renewable fuel received, delivered or produced without RINs."""
+
+        TOPIC = "rin_ledger:Party.FuelMoved"
+        effective_date: date
+        client_id: str | None
+        direction: str
+        volume: Decimal
+        counterparty: str | None
+        ptd: str | None
+
+        def apply(self, party: Party) -> None:
+            if self.direction == "delivered":
+                party.fuel.deliver(self.volume, self.effective_date)
+            else:
+                party.fuel.receive(self.volume, self.effective_date)
+            if self.direction == "produced":
+                year = str(self.effective_date.year)
+                party.produced[year] = party.produced.get(year, Decimal(0)) + self.volume
+
+    class Split(Event):
+        """A held batch-RIN divided into daughters that differ only in S and E (§80.1428(d))."""
+
+        TOPIC = "rin_ledger:Party.Split"
+        effective_date: date
+        client_id: str | None
+        parent: RinBlock
+        daughters: list[RinBlock]
+
+        def apply(self, party: Party) -> None:
+            """Holdings are sets of gallon-RINs, so a split changes no serial held."""
+
+    class Separated(Event):
+        """K=1 gallon-RINs separated from their fuel, becoming K=2 (§80.1429)."""
+
+        TOPIC = "rin_ledger:Party.Separated"
+        effective_date: date
+        client_id: str | None
+        rins: list[RinBlock]
+        reason_code: int | None
+        reason: str
+        paragraph: str
+        volume: Decimal | None
+        blend_percent: Decimal | None
+        fuel_used: Decimal
+
+        def apply(self, party: Party) -> None:
+            for block in self.rins:
+                party.holdings.remove(block, self.effective_date)
+                party.holdings.add(
+                    RinBlock(block.key.with_k(2), block.start, block.end), self.effective_date
+                )
+            if self.fuel_used:
+                party.fuel.deliver(self.fuel_used, self.effective_date)
+            if self.reason == "obligated_party":
+                year = str(self.effective_date.year)
+                for block in self.rins:
+                    slot = f"{year}:{block.key.d_code}"
+                    party.separated_as_obligated[slot] = (
+                        party.separated_as_obligated.get(slot, 0) + block.gallon_rins
+                    )
+
+    class Retired(Event):
+        """Gallon-RINs retired, for compliance or another EMTS reason; they never move again."""
+
+        TOPIC = "rin_ledger:Party.Retired"
+        effective_date: date
+        client_id: str | None
+        rins: list[RinBlock]
+        reason_code: int
+        reason: str
+        compliance_year: int | None
+        category: str | None
+
+        def apply(self, party: Party) -> None:
+            for block in self.rins:
+                party.holdings.remove(block, self.effective_date)
+
+    class ObligationReported(Event):
+        """An obligated party's or exporter's RVOs for a year (§80.1407), given or computed."""
+
+        TOPIC = "rin_ledger:Party.ObligationReported"
+        effective_date: date | None
+        client_id: str | None
+        year: int
+        rvo: dict[str, int]
+        source: str
+        gasoline_volume: Decimal | None
+        diesel_volume: Decimal | None
+        approach: str | None
+        bbd_2010_reduction: int
+
+        def apply(self, party: Party) -> None:
+            party.obligations[str(self.year)] = dict(self.rvo)
+
+    def __init__(
+        self, party_id: str, name: str, roles: list[str], facilities: list[str],
+        client_id: str | None,
+    ) -> None:
+        self.party_id = party_id
+        self.name = name
+        self.roles = list(roles)
+        self.facilities = list(facilities)
+        self.holdings = Holdings()
+        self.fuel = FuelBook()
+        self.batches_used: dict[str, list[str]] = {}
+        self.produced: dict[str, Decimal] = {}
+        self.obligations: dict[str, dict[str, int]] = {}
+        self.separated_as_obligated: dict[str, int] = {}
+
+    @classmethod
+    def register(
+        cls, party_id: str, name: str, roles: list[str], facilities: list[str],
+        client_id: str | None = None,
+    ) -> Party:
+        return cls._create(
+            cls.Registered, id=cls.create_id(party_id), party_id=party_id, name=name,
+            roles=list(roles), facilities=list(facilities), client_id=client_id,
+        )
+
+    def has_role(self, *roles: str) -> bool:
+        return any(role in self.roles for role in roles)
+
+    def record(self, event_class: type[Party.Event], **fields: Any) -> None:
+        """Record one fact; the caller has already checked every rule that applies."""
+        self.trigger_event(event_class, **fields)

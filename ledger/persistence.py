@@ -1,0 +1,101 @@
+"""How the ledger's events are stored: transcodings for dates and value objects, store settings.
+
+Dates, Decimals and the value objects (`RinBlock`, `Holdings`, `FuelBook`) round-trip exactly:
+a RinBlock is stored as its 38-character code plus its batch's generation date and fuel.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from eventsourcing.persistence import JSONTranscoder, Transcoding
+
+from ledger.fuel_book import FuelBook
+from ledger.holdings import Holdings
+from ledger.rin import BlockKey, RinBlock, parse_code
+
+DEFAULT_DATA = "./rin-data"
+EVENTS_FILE = "events.sqlite"
+
+
+class DateAsISO(Transcoding):
+    type = date
+    name = "date_iso"
+
+    def encode(self, obj: date) -> str:
+        return obj.isoformat()
+
+    def decode(self, data: str) -> date:
+        return date.fromisoformat(data)
+
+
+class RinBlockAsCode(Transcoding):
+    """A block as [38-character code, generation date, fuel]."""
+
+    type = RinBlock
+    name = "rin"
+
+    def encode(self, obj: RinBlock) -> list[str]:
+        return [obj.code, obj.key.generated.isoformat(), obj.key.fuel]
+
+    def decode(self, data: list[str]) -> RinBlock:
+        code, generated, fuel = data
+        base, start, end = parse_code(code)
+        key = BlockKey(
+            base.k, base.vintage, base.company, base.facility, base.batch, base.rr, base.d_code,
+            date.fromisoformat(generated), fuel,
+        )
+        return RinBlock(key, start, end)
+
+
+class HoldingsAsRecords(Transcoding):
+    type = Holdings
+    name = "holdings"
+
+    def encode(self, obj: Holdings) -> list[list[object]]:
+        return obj.to_records()
+
+    def decode(self, data: list[list[object]]) -> Holdings:
+        return Holdings.from_records(data)
+
+
+class FuelBookAsRecords(Transcoding):
+    type = FuelBook
+    name = "fuel_book"
+
+    def encode(self, obj: FuelBook) -> list[list[str]]:
+        return obj.to_records()
+
+    def decode(self, data: list[list[str]]) -> FuelBook:
+        return FuelBook.from_records(data)
+
+
+def register_transcodings(transcoder: JSONTranscoder) -> None:
+    for transcoding in (DateAsISO(), RinBlockAsCode(), HoldingsAsRecords(), FuelBookAsRecords()):
+        transcoder.register(transcoding)
+
+
+def store_env(data: str | os.PathLike[str] | None = None, store: str | None = None) -> dict[str, Any]:
+    """Environment for the event store: a SQLite file under `data`, or a PostgreSQL URL."""
+    store = store or os.environ.get("RIN_STORE")
+    if store and store.startswith(("postgresql://", "postgres://")):
+        url = urlparse(store)
+        return {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": url.path.lstrip("/") or "rin",
+            "POSTGRES_HOST": url.hostname or "localhost",
+            "POSTGRES_PORT": str(url.port or 5432),
+            "POSTGRES_USER": unquote(url.username or "postgres"),
+            "POSTGRES_PASSWORD": unquote(url.password or ""),
+        }
+    folder = Path(data or os.environ.get("RIN_DATA") or DEFAULT_DATA)
+    folder.mkdir(parents=True, exist_ok=True)
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "SQLITE_DBNAME": str(folder / EVENTS_FILE),
+        "SQLITE_LOCK_TIMEOUT": "30",
+    }

@@ -1,0 +1,258 @@
+"""Compliance with the four RVOs by retired RINs (§80.1427), and deficit carryover (§80.1427(b)).
+
+Two halves: the checks made when a RIN is retired for compliance (K=2, vintage, D7 designation),
+which refuse; and the year-end position per obligation, which reports and never refuses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Decimal
+from enum import StrEnum
+
+from ledger.rin import D_CODES, RIN_D
+from ledger.rules.catalogue import rule
+from ledger.rules.s1407_obligations import Category
+
+CMP_K2 = rule(
+    "CMP-K2",
+    "§80.1427(a)(8)",
+    "only separated RINs (K=2) may be retired for compliance",
+)
+CMP_VINTAGE = rule(
+    "CMP-VINTAGE",
+    "§80.1427(a)(6)(i)",
+    "a RIN counts only for the compliance year it was generated in or the next (2008 and 2009 "
+    "D4 RINs also for 2010 biomass-based diesel, (a)(7)); older RINs are expired (§80.1428(c))",
+)
+CMP_D7_DESIGNATION = rule(
+    "CMP-D7-DESIGNATION",
+    "§80.1427(a)(3)(ii)",
+    "a D7 RIN retired for compliance is designated to CB or BBD, never both; "
+    "no other D code takes a designation",
+)
+
+# §80.1427(a)(2)(i)-(iv): the D codes valid for each RVO.
+_VALID_D_CODES: dict[Category, frozenset[int]] = {
+    Category.CB: frozenset({3, 7}),
+    Category.BBD: frozenset({4, 7}),
+    Category.AB: frozenset({3, 4, 5, 7}),
+    Category.RF: frozenset({3, 4, 5, 6, 7}),
+}
+# §80.1427(a)(7): 2008 and 2009 RINs count toward the 2010 biomass-based diesel RVO. Those were
+# RFS1 RINs with D code 2 and RR 15, 16 or 17; this ledger admits only D codes 3-7, so it accepts
+# them as D4 RINs and as nothing else.
+_BBD_2010 = 2010
+_BBD_2010_EARLY_VINTAGES = (2008, 2009)
+_BBD_2010_EARLY_D_CODE = 4
+_PRIOR_YEAR_SHARE = Decimal("0.20")  # §80.1427(a)(5), (a)(7)(iii) and (c)(3)
+_BBD_2010_2008_SHARE = Decimal("0.087")  # §80.1427(a)(7)(iii)
+_BBD_2010_CARRY_SHARE = Decimal("0.57")  # §80.1427(b)(1)(iii)
+
+
+class Status(StrEnum):
+    """A compliance position's outcome for one RVO and year."""
+
+    COMPLIANT = "compliant"
+    DEFICIT_CARRIED = "deficit_carried"  # a deficit §80.1427(b)(1) allows into year i + 1
+    VIOLATION = "violation"
+
+
+def valid_for(d_code: int, designated: str | None) -> frozenset[Category]:
+    """The RVOs a RIN of `d_code` is valid for (§80.1427(a)(2)); a D7 RIN counts toward the one of
+    CB or BBD it is `designated` to, never both (§80.1427(a)(3)(ii))."""
+    RIN_D.check(d_code in D_CODES, f"D must be 3-7, got {d_code}", "d_code")
+    if d_code == 7:
+        CMP_D7_DESIGNATION.check(
+            designated in (Category.CB, Category.BBD),
+            f"a D7 RIN must be designated to CB or BBD, got {designated!r}",
+            "category",
+        )
+    else:
+        CMP_D7_DESIGNATION.check(
+            designated is None,
+            f"only D7 RINs take a CB/BBD designation; this is a D{d_code} RIN "
+            f"designated {designated!r}",
+            "category",
+        )
+    valid = {category for category, codes in _VALID_D_CODES.items() if d_code in codes}
+    if d_code == 7:
+        valid.discard(Category.BBD if designated == Category.CB else Category.CB)
+    return frozenset(valid)
+
+
+def check_compliance_retirement(
+    k: int, vintage: int, d_code: int, compliance_year: int, category: str | None
+) -> None:
+    """Refuse a RIN that may not be retired for `compliance_year`: K must be 2 (§80.1427(a)(8)),
+    the D7 designation must hold (§80.1427(a)(3)(ii)) and the vintage must be i or i−1
+    (§80.1427(a)(6)(i)), or 2008-2009 for a D4 RIN retired for 2010 (§80.1427(a)(7))."""
+    CMP_K2.check(k == 2, f"K is {k}; only separated RINs (K=2) are retired for compliance", "k")
+    valid_for(d_code, category)
+    CMP_VINTAGE.check(
+        vintage <= compliance_year,
+        f"a {vintage} RIN cannot count for compliance year {compliance_year}, before it was made",
+        "vintage",
+    )
+    early_bbd = (
+        compliance_year == _BBD_2010
+        and vintage in _BBD_2010_EARLY_VINTAGES
+        and d_code == _BBD_2010_EARLY_D_CODE
+    )
+    CMP_VINTAGE.check(
+        vintage >= compliance_year - 1 or early_bbd,
+        f"a {vintage} RIN is expired for compliance year {compliance_year} (§80.1428(c)); "
+        f"only {compliance_year - 1} and {compliance_year} RINs count",
+        "vintage",
+    )
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """Gallon-RINs retired for one compliance year, as counted in its positions. Constructing one
+    checks the D code and D7 designation, so positions never meet an invalid one."""
+
+    d_code: int
+    vintage: int
+    gallon_rins: int
+    category: str | None
+
+    def __post_init__(self) -> None:
+        valid_for(self.d_code, self.category)
+
+    @property
+    def counts_toward(self) -> frozenset[Category]:
+        """The RVOs these gallon-RINs are valid for (§80.1427(a)(2), (a)(3))."""
+        return valid_for(self.d_code, self.category)
+
+
+@dataclass(frozen=True)
+class CompliancePosition:
+    """One party's position on one RVO for one year, the report of `rin compliance`."""
+
+    party: str
+    year: int
+    category: str
+    rvo: int  # including any deficit carried in
+    deficit_carried_in: int
+    current_year_rins: int
+    prior_year_rins: int  # retired
+    prior_year_applied: int  # after the 20 % cap
+    applied: int
+    deficit: int
+    status: str
+
+
+def compliance_positions(
+    party: str,
+    year: int,
+    base_rvo: dict[Category, int],
+    retirements: list[Retirement],
+    previous: dict[Category, CompliancePosition] | None,
+    approach: str | None = None,
+    previous_approach: str | None = None,
+    bbd_2010_reduction: int = 0,
+) -> dict[Category, CompliancePosition]:
+    """Year i's position on each RVO (§80.1427(a)(1), deficits (b)); a report, never a refusal.
+
+    `base_rvo` is `STD × (GV + DV)` (§80.1407); a deficit the `previous` year carried is added.
+    `retirements` are those made for year i. Exporters' ERVOs (§80.1427(c)) use this same
+    function: (c)(2) applies (a)(2), (3), (6) and (8), and the (c)(3) 20 % prior-year cap is the
+    (a)(5) computation. `bbd_2010_reduction` is the (a)(7)(i) reduction of RVO_BBD,2010.
+    """
+    changed_approach = (
+        approach is not None and previous_approach is not None and approach != previous_approach
+    )
+    earlier = previous or {}
+    return {
+        category: _position(
+            party,
+            year,
+            category,
+            base_rvo.get(category, 0),
+            [r for r in retirements if category in r.counts_toward],
+            earlier.get(category),
+            changed_approach,
+            bbd_2010_reduction,
+        )
+        for category in Category
+    }
+
+
+def _position(
+    party: str,
+    year: int,
+    category: Category,
+    base: int,
+    valid: list[Retirement],
+    previous: CompliancePosition | None,
+    changed_approach: bool,
+    bbd_2010_reduction: int,
+) -> CompliancePosition:
+    """One RVO's position from the retirements valid for it."""
+    # §80.1407(a) adds D_i−1 only when the previous year carried it (§80.1427(b)(1)).
+    carried_in = (
+        previous.deficit
+        if previous is not None and previous.status == Status.DEFICIT_CARRIED
+        else 0
+    )
+    bbd_2010 = year == _BBD_2010 and category == Category.BBD
+    # §80.1427(a)(7)(i): RVO_BBD,2010 may be reduced; a reduction larger than it leaves 0.
+    reduction = min(base, max(0, bbd_2010_reduction)) if bbd_2010 else 0
+    rvo = base - reduction + carried_in
+
+    def retired(vintage: int) -> int:
+        return sum(r.gallon_rins for r in valid if r.vintage == vintage)
+
+    # Only vintages i and i−1 (and 2008 for 2010 BBD) are summed: older RINs are expired
+    # (§80.1428(c)) and never count, even if one slipped past retirement.
+    current = retired(year)
+    if bbd_2010:
+        # §80.1427(a)(7)(ii)-(iii): 2008 ≤ 0.087 × RVO and 2008 + 2009 ≤ 0.20 × RVO.
+        in_2008, in_2009 = (retired(vintage) for vintage in _BBD_2010_EARLY_VINTAGES)
+        prior = in_2008 + in_2009
+        prior_applied = min(
+            min(in_2008, _floor_share(_BBD_2010_2008_SHARE, rvo)) + in_2009,
+            _floor_share(_PRIOR_YEAR_SHARE, rvo),
+        )
+    else:
+        prior = retired(year - 1)
+        prior_applied = min(prior, _floor_share(_PRIOR_YEAR_SHARE, rvo))  # §80.1427(a)(5)
+    applied = current + prior_applied
+    deficit = max(0, rvo - applied)  # §80.1427(b)(2)
+    return CompliancePosition(
+        party=party,
+        year=year,
+        category=category,
+        rvo=rvo,
+        deficit_carried_in=carried_in,
+        current_year_rins=current,
+        prior_year_rins=prior,
+        prior_year_applied=prior_applied,
+        applied=applied,
+        deficit=deficit,
+        status=_status(deficit, carried_in, changed_approach, bbd_2010, rvo + reduction),
+    )
+
+
+def _status(
+    deficit: int, carried_in: int, changed_approach: bool, bbd_2010: bool, unadjusted_rvo: int
+) -> Status:
+    """Whether year i complies, carries its deficit under §80.1427(b)(1), or is in violation."""
+    if carried_in and changed_approach:
+        # (b)(1)(iv) binds the year a deficit is carried into: only then are both approaches
+        # known. A deficit carried in under a changed approach was not allowed to be carried, so
+        # the year is a violation even if it meets its own RVO.
+        return Status.VIOLATION
+    if deficit == 0:
+        return Status.COMPLIANT
+    if carried_in:
+        return Status.VIOLATION  # (b)(1)(i)-(ii): no deficit two years running
+    if bbd_2010 and deficit > _BBD_2010_CARRY_SHARE * unadjusted_rvo:
+        return Status.VIOLATION  # (b)(1)(iii): at most 57 % of RVO_BBD,2010 before (a)(7)(i)
+    return Status.DEFICIT_CARRIED
+
+
+def _floor_share(share: Decimal, rvo: int) -> int:
+    """`share × rvo` rounded down to whole gallon-RINs: a cap never rounds up past its share."""
+    return int((share * rvo).to_integral_value(rounding=ROUND_FLOOR))

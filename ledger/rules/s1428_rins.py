@@ -1,0 +1,84 @@
+"""Assigned and separated RINs (§80.1428): moving with fuel, 2.5 per gallon, ownership, split."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ledger.rules.catalogue import rule
+
+MAX_PER_GALLON = Decimal("2.5")
+
+RINS_NOT_HELD = rule(
+    "RINS-NOT-HELD", "§80.1428",
+    "a party moves, separates, splits or retires only gallon-RINs it owns on that date",
+)
+ASSIGNED_WITH_FUEL = rule(
+    "ASSIGNED-WITH-FUEL", "§80.1428(a)(3)",
+    "assigned RINs transfer only together with a volume of renewable fuel to the same person",
+)
+ASSIGNED_PER_GALLON = rule(
+    "ASSIGNED-PER-GALLON", "§80.1428(a)(4)",
+    "at most 2.5 assigned gallon-RINs transfer with each gallon of renewable fuel",
+)
+FUEL_NOT_OWNED = rule(
+    "FUEL-NOT-OWNED", "§80.1428(a)(3)",
+    "a party delivers only renewable fuel it owns on that date; no volume goes negative",
+)
+TRANSFER_SELF = rule(
+    "TRANSFER-SELF", "§80.1428(a)(3)", "a transfer goes to another person, not to oneself"
+)
+SPLIT_HELD = rule(
+    "SPLIT-HELD", "§80.1428(d)", "only a batch-RIN held in full can be divided"
+)
+SPLIT_SUM = rule(
+    "SPLIT-SUM", "§80.1428(d)(2)",
+    "the daughters' gallon-RINs sum to the parent's",
+)
+
+
+def check_held(wanted: int, held: int, what: str, on: str, field: str = "rins") -> None:
+    RINS_NOT_HELD.check(
+        held >= wanted,
+        f"{wanted:,} gallon-RINs of {what} asked, {held:,} held and movable on {on}",
+        field,
+    )
+
+
+def check_not_self(seller: str, buyer: str) -> None:
+    TRANSFER_SELF.check(seller != buyer, f"party {seller} cannot transfer to itself", "to")
+
+
+def check_assigned_transfer(gallon_rins: int, volume: Decimal | None) -> None:
+    """§80.1428(a)(3)-(4): K=1 RINs need fuel, at most 2.5 gallon-RINs a gallon."""
+    ASSIGNED_WITH_FUEL.check(
+        volume is not None and volume > 0,
+        f"{gallon_rins:,} assigned gallon-RINs transferred without a volume of renewable fuel",
+        "volume",
+    )
+    assert volume is not None
+    ASSIGNED_PER_GALLON.check(
+        gallon_rins <= MAX_PER_GALLON * volume,
+        f"{gallon_rins:,} assigned gallon-RINs with {volume:,} gallons is more than 2.5 per gallon",
+        "volume",
+    )
+
+
+def check_fuel_owned(volume: Decimal, owned: Decimal, party: str, on: str) -> None:
+    FUEL_NOT_OWNED.check(
+        volume <= owned,
+        f"party {party} delivers {volume:,} gallons but owns {owned:,} movable on {on}",
+        "volume",
+    )
+
+
+def check_split(parent_count: int, held: int, sizes: list[int], code: str) -> None:
+    SPLIT_HELD.check(
+        held == parent_count,
+        f"{code} has {parent_count:,} gallon-RINs, {held:,} of them held and movable",
+        "rin",
+    )
+    SPLIT_SUM.check(
+        sum(sizes) == parent_count,
+        f"daughters of {sum(sizes):,} gallon-RINs do not sum to the parent's {parent_count:,}",
+        "sizes",
+    )

@@ -1,0 +1,332 @@
+"""Command handlers: check every rule that applies, then record the facts on the aggregates.
+
+A `UnitOfWork` caches the aggregates one or more commands touch; nothing is triggered on an
+aggregate until every check of a command has passed, so a refused command leaves no event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from eventsourcing.application import AggregateNotFoundError
+
+from ledger import commands as c
+from ledger.application import LedgerApp
+from ledger.command_log import CommandRecord
+from ledger.emts import retirement_reason, separation_reason
+from ledger.errors import InputError
+from ledger.party import Party
+from ledger.rin import BlockKey, RinBlock, check_batch_unique, parse_code
+from ledger.rules import s1426_generation as gen
+from ledger.rules import s1427_compliance as cmp
+from ledger.rules import s1427_retirement as ret
+from ledger.rules import s1428_rins as r1428
+from ledger.rules import s1429_separation as sep
+from ledger.rules import s1450_registration as reg
+from ledger.rules.s1407_obligations import compute_rvo, validate_rvo
+
+
+@dataclass
+class Outcome:
+    """What applying one command did: `applied` or `duplicate`, and the RIN codes generated."""
+
+    status: str
+    rins: list[str] = field(default_factory=list)
+
+
+class UnitOfWork:
+    """The aggregates loaded and changed by the commands of one transaction."""
+
+    def __init__(self, app: LedgerApp) -> None:
+        self.app = app
+        self.parties: dict[str, Party | None] = {}
+        self.records: dict[str, CommandRecord] = {}
+
+    def party(self, party_id: str) -> Party | None:
+        if party_id not in self.parties:
+            try:
+                self.parties[party_id] = self.app.repository.get(Party.create_id(party_id))
+            except AggregateNotFoundError:
+                self.parties[party_id] = None
+        return self.parties[party_id]
+
+    def registered(self, party_id: str, field_name: str) -> Party:
+        party = self.party(party_id)
+        reg.check_registered(party_id, party is not None, field_name)
+        assert party is not None
+        return party
+
+    def record_of(self, client_id: str) -> CommandRecord | None:
+        if client_id in self.records:
+            return self.records[client_id]
+        try:
+            return self.app.repository.get(CommandRecord.create_id(client_id))
+        except AggregateNotFoundError:
+            return None
+
+    def pending(self) -> list[Any]:
+        return [p for p in self.parties.values() if p is not None] + list(self.records.values())
+
+
+def digest(command: c.Model) -> str:
+    return hashlib.sha256(command.model_dump_json(by_alias=True).encode()).hexdigest()
+
+
+def handle(uow: UnitOfWork, command: Any) -> Outcome:
+    """Apply one validated command within `uow`; raise a `LedgerError` to refuse it."""
+    if command.id is not None:
+        seen = uow.record_of(command.id)
+        if seen is not None:
+            if seen.digest != digest(command):
+                raise InputError("already used by a different command", "id")
+            return Outcome("duplicate")
+    rins = HANDLERS[type(command)](uow, command)
+    if command.id is not None:
+        uow.records[command.id] = CommandRecord.applied(command.id, digest(command))
+    return Outcome("applied", rins)
+
+
+def register_party(uow: UnitOfWork, cmd: c.RegisterParty) -> list[str]:
+    reg.check_roles(cmd.roles)
+    reg.check_new(cmd.party, uow.party(cmd.party) is not None)
+    uow.parties[cmd.party] = Party.register(
+        cmd.party, cmd.name, cmd.roles, sorted(set(cmd.facilities)), cmd.id
+    )
+    return []
+
+
+def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
+    party = uow.registered(cmd.party, "party")
+    reg.check_generator(cmd.party, party.roles, party.facilities, cmd.facility)
+    if not cmd.generate_rins:
+        return produce_without_rins(party, cmd)
+    yields = gen.compute_generation(cmd)
+    delayed = gen.is_delayed(cmd.batch)
+    vintage = (
+        gen.check_delayed(cmd.batch, cmd.production_start, cmd.date, cmd.pathway_effective_date)
+        if delayed else cmd.date.year
+    )
+    used = list(party.batches_used.get(str(vintage), []))
+    planned: list[tuple[gen.BatchYield, RinBlock]] = []
+    for batch_yield in yields:
+        batch = batch_number(cmd, batch_yield.d_code, len(yields))
+        check_batch_unique(used, vintage, batch)
+        used.append(batch)
+        key = BlockKey(
+            1, vintage, cmd.party, cmd.facility, batch, batch_yield.rr, batch_yield.d_code,
+            cmd.date, cmd.fuel,
+        )
+        planned.append((batch_yield, RinBlock(key, 1, batch_yield.gallon_rins)))
+    for batch_yield, block in planned:
+        party.record(
+            Party.Generated, effective_date=cmd.date, client_id=cmd.id, rin=block,
+            fuel=cmd.fuel, d_code=batch_yield.d_code,
+            equivalence_value=batch_yield.equivalence_value,
+            standardized_volume=batch_yield.standardized_volume,
+            paragraph=batch_yield.paragraph, formula=batch_yield.formula,
+            production_start=cmd.production_start, production_end=cmd.production_end,
+            details=cmd.model_dump(mode="json", exclude_none=True, by_alias=True),
+        )
+        party.record(
+            Party.Assigned, effective_date=cmd.date, client_id=cmd.id, rins=[block],
+            volume=batch_yield.standardized_volume,
+        )
+        if delayed:  # §80.1426(g)(11): generated assigned, then separated at once
+            reason = separation_reason("delayed")
+            party.record(
+                Party.Separated, effective_date=cmd.date, client_id=cmd.id, rins=[block],
+                reason_code=reason.code, reason=reason.word, paragraph=reason.paragraph,
+                volume=None, blend_percent=None, fuel_used=Decimal(0),
+            )
+    return [block.code for _, block in planned]
+
+
+def batch_number(cmd: c.Generate, d_code: int, count: int) -> str:
+    """One batch per D code (§80.1426(f)(3)(v)): `batches` names them when there are several."""
+    if count == 1:
+        return cmd.batch
+    if not cmd.batches or d_code not in cmd.batches:
+        raise InputError(
+            f"this batch yields {count} D codes; give a batch number for D{d_code}", "batches"
+        )
+    return cmd.batches[d_code]
+
+
+def produce_without_rins(party: Party, cmd: c.Generate) -> list[str]:
+    """§80.1426(c)(2)-(3): a small or new producer records its fuel without generating RINs."""
+    if cmd.volume is None:
+        raise InputError("production without RINs is recorded in standardized gallons", "volume")
+    year = str(cmd.date.year)
+    gen.check_small_producer_exemption(
+        party.produced.get(year, Decimal(0)) + cmd.volume, cmd.new_facility_year
+    )
+    party.record(
+        Party.FuelMoved, effective_date=cmd.date, client_id=cmd.id, direction="produced",
+        volume=cmd.volume, counterparty=None, ptd=None,
+    )
+    return []
+
+
+def resolve(party: Party, selector: c.RinSelector, on: date) -> list[RinBlock]:
+    """The exact blocks a selector names among what `party` may move on `on` (FIFO by attributes)."""
+    if isinstance(selector, c.ByCode):
+        base, start, end = parse_code(selector.code, "rins.code")
+        key = next((k for k in party.holdings.keys() if k.prefix == base.prefix), None)
+        block = RinBlock(key or base, start, end)
+        held = party.holdings.held_gallon_rins(block, on) if key else 0
+        r1428.check_held(block.gallon_rins, held, selector.code, on.isoformat(), "rins.code")
+        return [block]
+    blocks = party.holdings.pick_fifo(
+        on, selector.quantity, d_code=selector.d_code, vintage=selector.vintage, k=selector.k,
+        company=selector.company, facility=selector.facility, batch=selector.batch,
+    )
+    held = sum(b.gallon_rins for b in blocks)
+    what = f"D{selector.d_code} vintage {selector.vintage} K={selector.k}"
+    r1428.check_held(selector.quantity, held, what, on.isoformat(), "rins.quantity")
+    return blocks
+
+
+def transfer(uow: UnitOfWork, cmd: c.Transfer) -> list[str]:
+    seller = uow.registered(cmd.from_, "from")
+    buyer = uow.registered(cmd.to, "to")
+    r1428.check_not_self(cmd.from_, cmd.to)
+    blocks = resolve(seller, cmd.rins, cmd.date)
+    count = sum(b.gallon_rins for b in blocks)
+    if blocks[0].key.k == 1:
+        r1428.check_assigned_transfer(count, cmd.volume)
+    if cmd.volume:
+        r1428.check_fuel_owned(
+            cmd.volume, seller.fuel.available(cmd.date), cmd.from_, cmd.date.isoformat()
+        )
+    common = dict(effective_date=cmd.date, client_id=cmd.id, rins=blocks, volume=cmd.volume,
+                  ptd=cmd.ptd, price=cmd.price)
+    seller.record(Party.TransferredOut, to_party=cmd.to, **common)
+    buyer.record(Party.TransferredIn, from_party=cmd.from_, **common)
+    return []
+
+
+def transfer_fuel(uow: UnitOfWork, cmd: c.TransferFuel) -> list[str]:
+    seller = uow.registered(cmd.from_, "from")
+    buyer = uow.registered(cmd.to, "to")
+    r1428.check_not_self(cmd.from_, cmd.to)
+    r1428.check_fuel_owned(
+        cmd.volume, seller.fuel.available(cmd.date), cmd.from_, cmd.date.isoformat()
+    )
+    common = dict(effective_date=cmd.date, client_id=cmd.id, volume=cmd.volume, ptd=cmd.ptd)
+    seller.record(Party.FuelMoved, direction="delivered", counterparty=cmd.to, **common)
+    buyer.record(Party.FuelMoved, direction="received", counterparty=cmd.from_, **common)
+    return []
+
+
+def separate(uow: UnitOfWork, cmd: c.Separate) -> list[str]:
+    party = uow.registered(cmd.party, "party")
+    reason = separation_reason(cmd.reason)
+    selector_k = cmd.rins.k if isinstance(cmd.rins, c.ByAttributes) else None
+    if selector_k == 2:
+        sep.check_separation(
+            reason, k=2, gallon_rins=0, volume=None, blend_percent=None, fuels=set(), roles=[]
+        )
+    blocks = resolve(party, cmd.rins, cmd.date)
+    count = sum(b.gallon_rins for b in blocks)
+    sep.check_separation(
+        reason, k=blocks[0].key.k, gallon_rins=count, volume=cmd.volume,
+        blend_percent=cmd.blend_percent, fuels={b.key.fuel for b in blocks}, roles=party.roles,
+    )
+    if cmd.volume is not None and reason.word in sep.NEEDS_VOLUME:
+        r1428.check_fuel_owned(
+            cmd.volume, party.fuel.available(cmd.date), cmd.party, cmd.date.isoformat()
+        )
+    if reason.word == "obligated_party":
+        year = cmd.date.year
+        by_d: dict[tuple[int, bool], int] = {}
+        for b in blocks:
+            slot = (b.key.d_code, b.key.company == cmd.party)
+            by_d[slot] = by_d.get(slot, 0) + b.gallon_rins
+        for (d_code, own), gallon_rins in sorted(by_d.items()):
+            sep.check_obligated_cap(
+                generated_by_self=own, roles=party.roles, d_code=d_code, year=year,
+                gallon_rins=gallon_rins,
+                already=party.separated_as_obligated.get(f"{year}:{d_code}", 0),
+                rvo=party.obligations.get(str(year)),
+            )
+    if reason.word == "replacement":
+        for b in blocks:
+            sep.check_replacement(b.key.company, cmd.party)
+    fuel_used = cmd.volume if cmd.volume is not None and reason.word in sep.FUEL_USING else 0
+    party.record(
+        Party.Separated, effective_date=cmd.date, client_id=cmd.id, rins=blocks,
+        reason_code=reason.code, reason=reason.word, paragraph=reason.paragraph,
+        volume=cmd.volume, blend_percent=cmd.blend_percent, fuel_used=Decimal(fuel_used),
+    )
+    return []
+
+
+def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
+    party = uow.registered(cmd.party, "party")
+    reason = retirement_reason(cmd.reason)
+    ret.check_retirement_year(reason.word, cmd.compliance_year, cmd.category)
+    if reason.word == "compliance":
+        ret.check_retirer(cmd.party, party.roles)
+    blocks = resolve(party, cmd.rins, cmd.date)
+    if reason.word == "compliance":
+        assert cmd.compliance_year is not None
+        for b in blocks:
+            cmp.check_compliance_retirement(
+                b.key.k, b.key.vintage, b.key.d_code, cmd.compliance_year, cmd.category
+            )
+    party.record(
+        Party.Retired, effective_date=cmd.date, client_id=cmd.id, rins=blocks,
+        reason_code=reason.code, reason=reason.word, compliance_year=cmd.compliance_year,
+        category=cmd.category,
+    )
+    return []
+
+
+def split(uow: UnitOfWork, cmd: c.Split) -> list[str]:
+    party = uow.registered(cmd.party, "party")
+    base, start, end = parse_code(cmd.rin, "rin")
+    key = next((k for k in party.holdings.keys() if k.prefix == base.prefix), None)
+    parent = RinBlock(key or base, start, end)
+    held = party.holdings.held_gallon_rins(parent, cmd.date) if key else 0
+    r1428.check_split(parent.gallon_rins, held, cmd.sizes, cmd.rin)
+    daughters, first = [], start
+    for size in cmd.sizes:
+        daughters.append(RinBlock(parent.key, first, first + size - 1))
+        first += size
+    party.record(
+        Party.Split, effective_date=cmd.date, client_id=cmd.id, parent=parent, daughters=daughters
+    )
+    return [d.code for d in daughters]
+
+
+def report_obligation(uow: UnitOfWork, cmd: c.ReportObligation) -> list[str]:
+    party = uow.registered(cmd.party, "party")
+    ret.check_retirer(cmd.party, party.roles)
+    if cmd.rvo is not None:
+        rvo, source = validate_rvo(cmd.rvo), "given"
+    else:
+        rvo = compute_rvo(cmd.year, cmd.gasoline_volume or Decimal(0), cmd.diesel_volume or Decimal(0))
+        source = "computed"
+    party.record(
+        Party.ObligationReported, effective_date=cmd.date, client_id=cmd.id, year=cmd.year,
+        rvo={str(k): v for k, v in rvo.items()}, source=source,
+        gasoline_volume=cmd.gasoline_volume, diesel_volume=cmd.diesel_volume,
+        approach=cmd.approach, bbd_2010_reduction=cmd.bbd_2010_reduction,
+    )
+    return []
+
+
+HANDLERS: dict[type, Any] = {
+    c.RegisterParty: register_party,
+    c.Generate: generate,
+    c.Transfer: transfer,
+    c.TransferFuel: transfer_fuel,
+    c.Separate: separate,
+    c.Retire: retire,
+    c.Split: split,
+    c.ReportObligation: report_obligation,
+}
