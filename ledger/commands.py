@@ -42,6 +42,7 @@ PartyId = Annotated[str, Field(pattern=r"^\d{4}$", description="4-digit company 
 FacilityId = Annotated[str, Field(pattern=r"^\d{5}$", description="5-digit facility id")]
 BatchNumber = Annotated[str, Field(pattern=r"^[0-9A-Z]{5}$", description="5-character batch")]
 Gallons = Annotated[Decimal, Field(gt=0, max_digits=18, decimal_places=6, allow_inf_nan=False)]
+Volume = Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)]
 Count = Annotated[int, Field(gt=0, le=99_999_999_999)]
 CommandId = Annotated[str, Field(min_length=1, max_length=200)]
 
@@ -116,6 +117,9 @@ class Transfer(Dated):
     volume: Gallons | None = None
     ptd: Annotated[str, Field(max_length=200)] | None = None
     price: Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)] | None = None
+    reason: Literal[
+        "standard", "remedial_partner", "remedial_duplicate", "tolling", "intra_company"
+    ] = Field(default="standard", description="EMTS buy/sell reason")
 
 
 class TransferFuel(Dated):
@@ -157,8 +161,8 @@ class ReportObligation(CommandBase):
     year: Annotated[int, Field(ge=2010, le=2099)]
     date: IsoDate | None = None
     rvo: dict[str, Annotated[int, Field(ge=0, le=10**12)]] | None = None
-    gasoline_volume: Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)] | None = None
-    diesel_volume: Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)] | None = None
+    gasoline_volume: Volume | None = None
+    diesel_volume: Volume | None = None
     approach: str | None = None
     bbd_2010_reduction: Annotated[int, Field(ge=0)] = 0
 
@@ -183,7 +187,7 @@ COMMAND_TYPES = (
 
 
 def parse_command(data: str | bytes | dict[str, Any] | BaseModel) -> Any:
-    """Validate one command from JSON text, a dict or a model; raise `InputError` naming the field."""
+    """Validate one command from JSON text, a dict or a model; `InputError` names the bad field."""
     if isinstance(data, BaseModel):
         return data
     try:

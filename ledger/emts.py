@@ -108,6 +108,15 @@ RETIREMENT_REASONS: tuple[RetirementReason, ...] = (
     RetirementReason(120, "remedial_compliance", "remedial, retire for compliance", None),
 )
 
+#: EMTS buy/sell reason codes for a trade (reference.md §5); deny (050) and cancel (060) are
+#: outcomes of a submission in EMTS, not reasons a recorded transfer can carry.
+TRADE_REASONS: dict[str, int] = {
+    "standard": 10,
+    "remedial_partner": 30,
+    "remedial_duplicate": 80,
+    "tolling": 110,
+    "intra_company": 120,
+}
 
 _Reason = TypeVar("_Reason", SeparationReason, RetirementReason)
 

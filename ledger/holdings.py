@@ -32,7 +32,7 @@ class Holdings:
         by_date[on] = by_date.get(on, SerialSet()).union(incoming)
 
     def remove(self, block: RinBlock, on: date) -> None:
-        """Give up `block`, every gallon-RIN of which must be held and acquired on or before `on`."""
+        """Give up `block`, all of it held and acquired on or before `on`."""
         by_date = self._sets.get(block.key, {})
         outgoing = SerialSet(((block.start, block.end),))
         if len(self.available(block.key, on).intersection(outgoing)) != len(outgoing):
@@ -62,8 +62,9 @@ class Holdings:
         whole = SerialSet(((block.start, block.end),))
         return len(self.available(block.key, on).intersection(whole))
 
-    def keys(self) -> list[BlockKey]:
-        return list(self._sets)
+    def key_for(self, code_key: BlockKey) -> BlockKey | None:
+        """The held key with the same 22-character prefix as a parsed code's key, if any."""
+        return next((key for key in self._sets if key.prefix == code_key.prefix), None)
 
     def blocks(self) -> Iterator[RinBlock]:
         """Every held block, one per contiguous run of serials, in FIFO order."""

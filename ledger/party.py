@@ -19,6 +19,7 @@ from ledger.fuel_book import FuelBook
 from ledger.holdings import Holdings
 from ledger.rin import RinBlock
 
+STANDARD_TRADE = 10  # EMTS buy/sell reason 010, standard trade
 PARTY_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/party")
 
 
@@ -82,9 +83,13 @@ class Party(Aggregate):
             party.fuel.receive(self.volume, self.effective_date)
 
     class TransferredOut(Event):
-        """RINs (and, with K=1, their fuel) left this party for `to_party`."""
+        """RINs (and, with K=1, their fuel) left this party for `to_party`.
+
+        Version 2 added `trade_reason_code` (EMTS buy/sell reason); v1 events were standard trades.
+        """
 
         TOPIC = "rin_ledger:Party.TransferredOut"
+        class_version = 2
         effective_date: date
         client_id: str | None
         to_party: str
@@ -92,6 +97,11 @@ class Party(Aggregate):
         volume: Decimal | None
         ptd: str | None
         price: Decimal | None
+        trade_reason_code: int
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["trade_reason_code"] = STANDARD_TRADE
 
         def apply(self, party: Party) -> None:
             for block in self.rins:
@@ -100,9 +110,10 @@ class Party(Aggregate):
                 party.fuel.deliver(self.volume, self.effective_date)
 
     class TransferredIn(Event):
-        """RINs (and, with K=1, their fuel) arrived from `from_party`."""
+        """RINs (and, with K=1, their fuel) arrived from `from_party` (v2 as TransferredOut)."""
 
         TOPIC = "rin_ledger:Party.TransferredIn"
+        class_version = 2
         effective_date: date
         client_id: str | None
         from_party: str
@@ -110,6 +121,11 @@ class Party(Aggregate):
         volume: Decimal | None
         ptd: str | None
         price: Decimal | None
+        trade_reason_code: int
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["trade_reason_code"] = STANDARD_TRADE
 
         def apply(self, party: Party) -> None:
             for block in self.rins:

@@ -79,7 +79,9 @@ def register_transcodings(transcoder: JSONTranscoder) -> None:
         transcoder.register(transcoding)
 
 
-def store_env(data: str | os.PathLike[str] | None = None, store: str | None = None) -> dict[str, Any]:
+def store_env(
+    data: str | os.PathLike[str] | None = None, store: str | None = None
+) -> dict[str, Any]:
     """Environment for the event store: a SQLite file under `data`, or a PostgreSQL URL."""
     store = store or os.environ.get("RIN_STORE")
     if store and store.startswith(("postgresql://", "postgres://")):

@@ -16,15 +16,25 @@ from ledger.rules.catalogue import rule
 MAX_SERIAL = 99_999_999
 D_CODES = (3, 4, 5, 6, 7)
 
-RIN_FORMAT = rule("RIN-FORMAT", "§80.1425", "a batch-RIN code is 38 characters in the order KYYYYCCCCFFFFFBBBBBRRDSSSSSSSSEEEEEEEE")
+RIN_FORMAT = rule(
+    "RIN-FORMAT", "§80.1425",
+    "a batch-RIN code is 38 characters in the order KYYYYCCCCFFFFFBBBBBRRDSSSSSSSSEEEEEEEE",
+)
 RIN_K = rule("RIN-K", "§80.1425(a)", "K is 1 (assigned) or 2 (separated)")
 RIN_YEAR = rule("RIN-YEAR", "§80.1425(b)", "YYYY is the calendar year the RIN was generated")
-RIN_COMPANY = rule("RIN-COMPANY", "§80.1425(c)", "CCCC is the 4-digit registration number of the producer or importer")
-RIN_FACILITY = rule("RIN-FACILITY", "§80.1425(d)", "FFFFF is the 5-digit registration number of the facility")
+RIN_COMPANY = rule(
+    "RIN-COMPANY", "§80.1425(c)",
+    "CCCC is the 4-digit registration number of the producer or importer",
+)
+RIN_FACILITY = rule(
+    "RIN-FACILITY", "§80.1425(d)", "FFFFF is the 5-digit registration number of the facility"
+)
 RIN_BATCH = rule("RIN-BATCH", "§80.1425(e)", "BBBBB is a 5-character batch number")
 RIN_RR = rule("RIN-RR", "§80.1425(f)", "RR is 10 times the equivalence value, two digits")
 RIN_D = rule("RIN-D", "§80.1425(g)", "D is 3, 4, 5, 6 or 7")
-RIN_SERIALS = rule("RIN-SERIALS", "§80.1425(h)-(i)", "SSSSSSSS and EEEEEEEE are 8-digit serials with 1 <= S <= E")
+RIN_SERIALS = rule(
+    "RIN-SERIALS", "§80.1425(h)-(i)", "SSSSSSSS and EEEEEEEE are 8-digit serials with 1 <= S <= E"
+)
 
 _BATCH_RE = re.compile(r"[0-9A-Z]{5}")
 
@@ -113,7 +123,9 @@ def parse_code(code: str, field: str = "rin") -> tuple[BlockKey, int, int]:
         f"{field}.YYYY",
     )
     RIN_COMPANY.check(cccc.isdigit(), f"CCCC must be 4 digits, got {cccc!r}", f"{field}.CCCC")
-    RIN_FACILITY.check(fffff.isdigit(), f"FFFFF must be 5 digits, got {fffff!r}", f"{field}.FFFFF")
+    RIN_FACILITY.check(
+        fffff.isdigit(), f"FFFFF must be 5 digits, got {fffff!r}", f"{field}.FFFFF"
+    )
     RIN_BATCH.check(
         bool(_BATCH_RE.fullmatch(bbbbb)),
         f"BBBBB must be 5 digits or capital letters, got {bbbbb!r}",
@@ -121,8 +133,12 @@ def parse_code(code: str, field: str = "rin") -> tuple[BlockKey, int, int]:
     )
     RIN_RR.check(rr.isdigit() and int(rr) >= 1, f"RR must be 01-99, got {rr!r}", f"{field}.RR")
     RIN_D.check(d.isdigit() and int(d) in D_CODES, f"D must be 3-7, got {d!r}", f"{field}.D")
-    RIN_SERIALS.check(ssss.isdigit(), f"SSSSSSSS must be 8 digits, got {ssss!r}", f"{field}.SSSSSSSS")
-    RIN_SERIALS.check(eeee.isdigit(), f"EEEEEEEE must be 8 digits, got {eeee!r}", f"{field}.EEEEEEEE")
+    RIN_SERIALS.check(
+        ssss.isdigit(), f"SSSSSSSS must be 8 digits, got {ssss!r}", f"{field}.SSSSSSSS"
+    )
+    RIN_SERIALS.check(
+        eeee.isdigit(), f"EEEEEEEE must be 8 digits, got {eeee!r}", f"{field}.EEEEEEEE"
+    )
     start, end = int(ssss), int(eeee)
     RIN_SERIALS.check(start >= 1, "SSSSSSSS must be at least 00000001", f"{field}.SSSSSSSS")
     RIN_SERIALS.check(

@@ -17,7 +17,7 @@ from eventsourcing.application import AggregateNotFoundError
 from ledger import commands as c
 from ledger.application import LedgerApp
 from ledger.command_log import CommandRecord
-from ledger.emts import retirement_reason, separation_reason
+from ledger.emts import TRADE_REASONS, retirement_reason, separation_reason
 from ledger.errors import InputError
 from ledger.party import Party
 from ledger.rin import BlockKey, RinBlock, check_batch_unique, parse_code
@@ -172,10 +172,10 @@ def produce_without_rins(party: Party, cmd: c.Generate) -> list[str]:
 
 
 def resolve(party: Party, selector: c.RinSelector, on: date) -> list[RinBlock]:
-    """The exact blocks a selector names among what `party` may move on `on` (FIFO by attributes)."""
+    """The exact blocks a selector names among what `party` may move on `on` (FIFO)."""
     if isinstance(selector, c.ByCode):
         base, start, end = parse_code(selector.code, "rins.code")
-        key = next((k for k in party.holdings.keys() if k.prefix == base.prefix), None)
+        key = party.holdings.key_for(base)
         block = RinBlock(key or base, start, end)
         held = party.holdings.held_gallon_rins(block, on) if key else 0
         r1428.check_held(block.gallon_rins, held, selector.code, on.isoformat(), "rins.code")
@@ -203,7 +203,7 @@ def transfer(uow: UnitOfWork, cmd: c.Transfer) -> list[str]:
             cmd.volume, seller.fuel.available(cmd.date), cmd.from_, cmd.date.isoformat()
         )
     common = dict(effective_date=cmd.date, client_id=cmd.id, rins=blocks, volume=cmd.volume,
-                  ptd=cmd.ptd, price=cmd.price)
+                  ptd=cmd.ptd, price=cmd.price, trade_reason_code=TRADE_REASONS[cmd.reason])
     seller.record(Party.TransferredOut, to_party=cmd.to, **common)
     buyer.record(Party.TransferredIn, from_party=cmd.from_, **common)
     return []
@@ -289,7 +289,7 @@ def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
 def split(uow: UnitOfWork, cmd: c.Split) -> list[str]:
     party = uow.registered(cmd.party, "party")
     base, start, end = parse_code(cmd.rin, "rin")
-    key = next((k for k in party.holdings.keys() if k.prefix == base.prefix), None)
+    key = party.holdings.key_for(base)
     parent = RinBlock(key or base, start, end)
     held = party.holdings.held_gallon_rins(parent, cmd.date) if key else 0
     r1428.check_split(parent.gallon_rins, held, cmd.sizes, cmd.rin)
@@ -309,7 +309,9 @@ def report_obligation(uow: UnitOfWork, cmd: c.ReportObligation) -> list[str]:
     if cmd.rvo is not None:
         rvo, source = validate_rvo(cmd.rvo), "given"
     else:
-        rvo = compute_rvo(cmd.year, cmd.gasoline_volume or Decimal(0), cmd.diesel_volume or Decimal(0))
+        rvo = compute_rvo(
+            cmd.year, cmd.gasoline_volume or Decimal(0), cmd.diesel_volume or Decimal(0)
+        )
         source = "computed"
     party.record(
         Party.ObligationReported, effective_date=cmd.date, client_id=cmd.id, year=cmd.year,

@@ -152,8 +152,9 @@ def _d_code(value: int) -> int:
 
 
 DCode = Annotated[int, AfterValidator(_d_code)]
-Positive = Annotated[Decimal, Field(gt=0)]
-UnitFraction = Annotated[Decimal, Field(gt=0, le=1)]
+# Digit limits keep exact arithmetic cheap on hostile input; they are far beyond any real batch.
+Positive = Annotated[Decimal, Field(gt=0, max_digits=30, decimal_places=15)]
+UnitFraction = Annotated[Decimal, Field(gt=0, le=1, decimal_places=15)]
 
 
 class Component(BaseModel):
@@ -174,7 +175,7 @@ class Feedstock(BaseModel):
 
     type: str = Field(min_length=1)
     mass_lb: Positive
-    moisture: Decimal = Field(ge=0, lt=1)
+    moisture: Decimal = Field(ge=0, lt=1, decimal_places=15)
     converted_fraction: UnitFraction
     heating_value_btu_per_lb: Positive | None = None
     d_code: DCode | None = None
@@ -196,7 +197,7 @@ class GenerationInput(BaseModel):
     d_code: DCode | None = None
     volume: Positive | None = Field(None, description="gallons standardized to 60 °F")
     measured_volume: Positive | None = Field(None, description="gallons at temperature_f")
-    temperature_f: Decimal | None = None
+    temperature_f: Annotated[Decimal, Field(max_digits=12, decimal_places=6)] | None = None
     equivalence_value: Positive | None = None
     renewable_fraction: UnitFraction | None = None
     energy_content_btu_per_gal: Positive | None = None

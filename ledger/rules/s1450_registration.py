@@ -37,7 +37,7 @@ def check_registered(party: str, exists: bool, field: str) -> None:
 
 
 def check_generator(party: str, roles: list[str], facilities: list[str], facility: str) -> None:
-    """§80.1425(c)-(d): CCCC and FFFFF are the generator's and its facility's registration numbers."""
+    """§80.1425(c)-(d): CCCC and FFFFF are the registration numbers of generator and facility."""
     REG_GENERATOR.check(
         bool({"producer", "importer"} & set(roles)),
         f"party {party} is registered as {', '.join(roles)}, not as a producer or importer",
