@@ -79,8 +79,7 @@ class Ledger:
                 self.app.save(*uow.pending())
             except IntegrityError:
                 continue  # another writer got there first: reload, re-check, retry
-            return Result(line, outcome.status, rin=(outcome.rins or [None])[0],
-                          rins=outcome.rins)
+            return Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
         raise RuntimeError(f"line {line}: gave up after {RETRIES} concurrent conflicts")
 
     def apply_many(
@@ -109,9 +108,7 @@ class Ledger:
             except LedgerError as error:
                 results.append(rejected(number, error))
                 continue
-            results.append(
-                Result(number, outcome.status, rin=(outcome.rins or [None])[0], rins=outcome.rins)
-            )
+            results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))
         try:
             self.app.save(*uow.pending())
         except IntegrityError:

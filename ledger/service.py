@@ -36,6 +36,12 @@ class Outcome:
 
     status: str
     rins: list[str] = field(default_factory=list)
+    generated: bool = False
+
+    @property
+    def rin(self) -> str | None:
+        """The generated batch-RIN's code (the first, when one batch yields several D codes)."""
+        return self.rins[0] if self.generated and self.rins else None
 
 
 class UnitOfWork:
@@ -87,7 +93,7 @@ def handle(uow: UnitOfWork, command: Any) -> Outcome:
     rins = HANDLERS[type(command)](uow, command)
     if command.id is not None:
         uow.records[command.id] = CommandRecord.applied(command.id, digest(command))
-    return Outcome("applied", rins)
+    return Outcome("applied", rins, generated=isinstance(command, c.Generate))
 
 
 def register_party(uow: UnitOfWork, cmd: c.RegisterParty) -> list[str]:
