@@ -161,5 +161,8 @@ def demo(
     raise typer.Exit(code)
 
 
+import ledger.cli_reports  # noqa: F401,E402
+
+
 def main() -> None:
     app()

@@ -1,0 +1,145 @@
+"""The `rin` report commands over the read models (`projections`): holdings, quarterly,
+compliance, trace, project and verify. Each report brings the views up to date first."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, datetime
+from typing import Annotated, Any
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from ledger.cli import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger
+from projections import VIEWS_FILE, Views
+from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
+from projections.lineage import COLUMNS as TRACE_COLUMNS
+
+PartyOpt = Annotated[str | None, typer.Option("--party", help="4-digit company id")]
+YearOpt = Annotated[int, typer.Option("--year", help="calendar or compliance year")]
+
+
+LABELS = ("year", "vintage", "d_code", "k")
+
+
+def show(rows: list[dict[str, Any]], columns: list[str], as_json: bool, as_csv: bool,
+         title: str) -> None:
+    """`emit`, with years, D codes and K shown as labels (no thousands separators) in tables."""
+    if not (as_json or as_csv):
+        rows = [{k: str(v) if k in LABELS and v is not None else v for k, v in row.items()}
+                for row in rows]
+    emit(rows, columns, as_json, as_csv, title)
+
+
+@contextmanager
+def open_views() -> Iterator[Views]:
+    with open_ledger() as ledger:
+        yield Views(ledger, STATE["data"] / VIEWS_FILE)
+
+
+def known_at_position(value: str | None) -> int | datetime | None:
+    """`--known-at` is a notification id, or an ISO timestamp (naive = UTC)."""
+    if value is None:
+        return None
+    if value.isdigit():
+        return int(value)
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"not a notification id or ISO timestamp: {value!r}") from None
+
+
+@app.command()
+def holdings(
+    party: PartyOpt = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="effective date YYYY-MM-DD")] = None,
+    known_at: Annotated[
+        str | None, typer.Option("--known-at", help="notification id or ISO timestamp")
+    ] = None,
+    blocks: Annotated[bool, typer.Option("--blocks", help="one row per held block")] = False,
+    as_json: JsonOpt = False,
+    as_csv: CsvOpt = False,
+) -> None:
+    """Gallon-RINs held per party, D code, vintage and K on a date, as known at a point."""
+    on = date.fromisoformat(as_of) if as_of else None
+    with open_views() as views:
+        rows = views.holdings(party, on, known_at_position(known_at), blocks)
+    columns = ["party", "d_code", "vintage", "k", "gallon_rins"]
+    if blocks:
+        columns.insert(1, "rin")
+    show(rows, columns, as_json, as_csv, "Holdings")
+
+
+@app.command()
+def quarterly(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
+              as_csv: CsvOpt = False) -> None:
+    """Quarter-end check §80.1428(a)(5): assigned gallon-RINs ≤ 2.5 × fuel owned."""
+    with open_views() as views:
+        rows = views.quarterly(year, party)
+    columns = ["party", "date", "assigned_rins", "volume", "limit", "excess", "ok"]
+    show(rows, columns, as_json, as_csv, f"Quarter-end checks {year}")
+
+
+@app.command()
+def compliance(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
+               as_csv: CsvOpt = False) -> None:
+    """Compliance positions §80.1427 per party and RVO, with deficits carried."""
+    with open_views() as views:
+        rows = views.compliance(year, party)
+    show(rows, COMPLIANCE_COLUMNS, as_json, as_csv, f"Compliance {year}")
+
+
+@app.command()
+def trace(code: Annotated[str, typer.Argument(help="38-character batch-RIN code")],
+          as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
+    """Every event that touched any gallon-RIN of the block, oldest first."""
+    with open_views() as views:
+        rows = views.trace(code)
+    show(rows, TRACE_COLUMNS, as_json, as_csv, f"Trace {code}")
+
+
+@app.command()
+def project(
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="empty the views, start at 0")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="events per transaction")]
+    = 1000,
+) -> None:
+    """Bring the read models up to date from the notification log, with a progress bar."""
+    columns = (TextColumn("projecting"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+               TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
+    with open_views() as views, Progress(*columns, console=err, disable=quiet) as bar:
+        task = bar.add_task("project", total=None, rate="")
+        start, started = 0 if rebuild else views.position(), time.monotonic()
+
+        def progress(done: int, total: int) -> None:
+            seconds = max(time.monotonic() - started, 1e-6)
+            rate = f"{(done - start) / seconds:,.0f} events/s"
+            bar.update(task, completed=done, total=total, rate=rate)
+
+        run = views.rebuild if rebuild else views.project
+        position = run(batch_size=batch_size, progress=progress)
+    if not quiet:
+        err.print(f"views at notification {position:,}")
+
+
+@app.command()
+def verify() -> None:
+    """Replay everything and check the invariants; exit 0 only if all hold."""
+    with open_views() as views:
+        problems = views.verify()
+    for problem in problems:
+        typer.echo(problem)
+    if problems:
+        err.print(f"{len(problems):,} invariant(s) broken")
+        raise typer.Exit(1)
+    err.print("all invariants hold")

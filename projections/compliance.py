@@ -1,0 +1,159 @@
+"""Compliance positions (§80.1427): each obligated party's four RVOs per year against the RINs it
+retired for that year, with deficits carried year to year (§80.1427(b)).
+
+Obligation reports and compliance retirements are kept as rows; the positions table is computed
+from them by `ledger.rules.s1427_compliance.compliance_positions`, chained from the party's first
+obligation year so that a deficit carried into a year is part of that year's RVO.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sqlite_utils import Database
+
+from ledger.rules.s1407_obligations import Category
+from ledger.rules.s1427_compliance import CompliancePosition, Retirement, compliance_positions
+from projections.batch import Batch
+from projections.facts import Fact
+from projections.schema import Table
+
+OBLIGATIONS = Table(
+    "obligations",
+    "Every obligation report (§80.1407); the latest per party and year is the one in force.",
+    {
+        "notification_id": (int, "position of the report in the notification log"),
+        "party": (str, "4-digit company id of the obligated party or exporter"),
+        "year": (int, "compliance year"),
+        "effective_date": (str, "date of the report (ISO), if given"),
+        "source": (str, "given, or computed from gasoline and diesel volumes"),
+        "approach": (str, "compliance approach, if stated (§80.1427(b)(1)(iv))"),
+        "bbd_2010_reduction": (int, "reduction of RVO_BBD,2010 under §80.1427(a)(7)(i)"),
+        **{c.value: (int, f"RVO_{c.value} in gallon-RINs, before any carried deficit")
+           for c in Category},
+    },
+    pk=("notification_id",),
+    indexes=(("party", "year"),),
+)
+RETIREMENTS = Table(
+    "compliance_retirements",
+    "Gallon-RINs retired for compliance (§80.1427(a)), one row per retired block.",
+    {
+        "notification_id": (int, "position of the retirement in the notification log"),
+        "seq": (int, "index of the block within the event"),
+        "party": (str, "4-digit company id of the retiring party"),
+        "compliance_year": (int, "the year the RINs are retired for"),
+        "effective_date": (str, "date of the retirement (ISO)"),
+        "d_code": (int, "D code"),
+        "vintage": (int, "year the RINs were generated"),
+        "category": (str, "CB or BBD for a D7 RIN (§80.1427(a)(3)(ii)), else empty"),
+        "gallon_rins": (int, "gallon-RINs retired"),
+    },
+    pk=("notification_id", "seq"),
+    indexes=(("party", "compliance_year"),),
+)
+POSITIONS = Table(
+    "compliance",
+    "Year-end compliance position per party, year and RVO (§80.1427); recomputed whenever a "
+    "party's obligations or compliance retirements change.",
+    {
+        "party": (str, "4-digit company id"),
+        "year": (int, "compliance year"),
+        "category": (str, "CB, BBD, AB or RF"),
+        "rvo": (int, "RVO in gallon-RINs, including any deficit carried in"),
+        "deficit_carried_in": (int, "deficit carried in from the previous year (§80.1427(b))"),
+        "current_year_rins": (int, "valid gallon-RINs of this year's vintage retired"),
+        "prior_year_rins": (int, "valid gallon-RINs of last year's vintage retired"),
+        "prior_year_applied": (int, "prior-year gallon-RINs counted, at most 20 % of the RVO "
+                               "(§80.1427(a)(5))"),
+        "applied": (int, "gallon-RINs applied to the RVO"),
+        "deficit": (int, "RVO − applied, never negative"),
+        "status": (str, "compliant, deficit_carried or violation"),
+    },
+    pk=("party", "year", "category"),
+)
+TABLES = (OBLIGATIONS, RETIREMENTS, POSITIONS)
+COLUMNS = list(POSITIONS.columns)
+
+
+def project(fact: Fact, batch: Batch) -> None:
+    event = fact.event
+    if fact.kind == "obligation_reported":
+        batch.add(OBLIGATIONS.name, {
+            "notification_id": fact.notification_id, "party": fact.party, "year": event.year,
+            "effective_date": fact.effective_date, "source": event.source,
+            "approach": event.approach, "bbd_2010_reduction": event.bbd_2010_reduction,
+            **{c.value: int(event.rvo.get(c.value, 0)) for c in Category},
+        })
+        batch.compliance_parties.add(fact.party)
+    elif fact.kind == "retired" and event.reason == "compliance":
+        for seq, block in enumerate(fact.blocks):
+            batch.add(RETIREMENTS.name, {
+                "notification_id": fact.notification_id, "seq": seq, "party": fact.party,
+                "compliance_year": event.compliance_year, "effective_date": fact.effective_date,
+                "d_code": block.key.d_code, "vintage": block.key.vintage,
+                "category": event.category, "gallon_rins": block.gallon_rins,
+            })
+        batch.compliance_parties.add(fact.party)
+
+
+def positions(db: Database, party: str) -> list[CompliancePosition]:
+    """Every year's positions for `party`, from its first obligation year to its last year."""
+    reports: dict[int, dict[str, Any]] = {}
+    for row in db.query(
+        "SELECT * FROM obligations WHERE party = ? ORDER BY notification_id", [party]
+    ):
+        reports[row["year"]] = row  # the latest report for a year wins
+    if not reports:
+        return []
+    retired: dict[int, list[Retirement]] = defaultdict(list)
+    for row in db.query(
+        "SELECT compliance_year, d_code, vintage, category, SUM(gallon_rins) AS n "
+        "FROM compliance_retirements WHERE party = ? "
+        "GROUP BY compliance_year, d_code, vintage, category", [party],
+    ):
+        retired[row["compliance_year"]].append(
+            Retirement(row["d_code"], row["vintage"], row["n"], row["category"])
+        )
+    first = min(reports)
+    last = max([*reports, *retired])
+    out: list[CompliancePosition] = []
+    previous: dict[Category, CompliancePosition] | None = None
+    previous_approach: str | None = None
+    for year in range(first, last + 1):
+        report = reports.get(year, {})
+        approach = report.get("approach")
+        previous = compliance_positions(
+            party, year, {c: int(report.get(c.value) or 0) for c in Category},
+            retired.get(year, []), previous, approach, previous_approach,
+            int(report.get("bbd_2010_reduction") or 0),
+        )
+        previous_approach = approach or previous_approach
+        out.extend(previous[c] for c in Category)
+    return out
+
+
+def refresh(db: Database, parties: set[str]) -> None:
+    """Recompute the positions table rows of `parties`, inside the caller's transaction."""
+    for party in sorted(parties):
+        db.execute("DELETE FROM compliance WHERE party = ?", [party])
+        rows = [
+            {column: str(getattr(p, column)) if column in ("category", "status")
+             else getattr(p, column) for column in COLUMNS}
+            for p in positions(db, party)
+        ]
+        if rows:
+            db[POSITIONS.name].insert_all(rows)  # type: ignore[union-attr]
+
+
+def compliance(db: Database, year: int, party: str | None = None) -> list[dict[str, Any]]:
+    """Rows `party, year, category, rvo, …, deficit, status` for `year`, CB, BBD, AB, RF order."""
+    sql = "SELECT * FROM compliance WHERE year = ?"
+    params: list[Any] = [year]
+    if party is not None:
+        sql += " AND party = ?"
+        params.append(party)
+    order = {c.value: i for i, c in enumerate(Category)}
+    rows = [dict(row) for row in db.query(sql, params)]
+    return sorted(rows, key=lambda r: (r["party"], order[r["category"]]))

@@ -1,0 +1,67 @@
+"""The journal: one flat row per event, for browsing and for `--known-at` timestamps."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlite_utils import Database
+
+from projections.batch import Batch
+from projections.facts import Fact
+from projections.schema import Table
+
+JOURNAL = Table(
+    "journal",
+    "Every Party event in the order the ledger recorded it, flattened.",
+    {
+        "notification_id": (int, "position of the event in the notification log"),
+        "effective_date": (str, "the transaction date (ISO); empty for registrations"),
+        "recorded": (str, "when the ledger recorded the event (UTC ISO timestamp)"),
+        "event": (str, "the event type"),
+        "party": (str, "the party whose event it is"),
+        "counterparty": (str, "the other party of a transfer or fuel movement"),
+        "d_code": (int, "D code of the RINs named"),
+        "vintage": (int, "vintage of the RINs named"),
+        "k": (int, "K of the RINs as the event names them"),
+        "gallon_rins": (int, "gallon-RINs named by the event"),
+        "volume": (str, "standardized gallons of fuel (exact decimal text)"),
+        "reason": (str, "separation or retirement reason, or fuel direction"),
+        "client_id": (str, "the command id that caused the event, if any"),
+        "rins": (str, "the 38-character codes of the blocks named, space-separated"),
+    },
+    pk=("notification_id",),
+    indexes=(("party",), ("recorded",)),
+)
+TABLES = (JOURNAL,)
+
+
+def stamp(moment: datetime) -> str:
+    """A UTC timestamp with microseconds, so that text order is time order."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def project(fact: Fact, batch: Batch) -> None:
+    event, blocks = fact.event, fact.blocks
+    first = blocks[0].key if blocks else None
+    volume = getattr(event, "standardized_volume", None) or getattr(event, "volume", None)
+    reason = getattr(event, "reason", None) or getattr(event, "direction", None)
+    batch.add(JOURNAL.name, {
+        "notification_id": fact.notification_id, "effective_date": fact.effective_date,
+        "recorded": stamp(event.timestamp), "event": fact.kind, "party": fact.party,
+        "counterparty": fact.counterparty, "d_code": first.d_code if first else None,
+        "vintage": first.vintage if first else None, "k": first.k if first else None,
+        "gallon_rins": sum(b.gallon_rins for b in blocks) if blocks else None,
+        "volume": None if volume is None else str(volume), "reason": reason,
+        "client_id": getattr(event, "client_id", None),
+        "rins": " ".join(b.code for b in blocks) or None,
+    })
+
+
+def position_at(db: Database, moment: datetime) -> int:
+    """The last notification id recorded at or before `moment` (naive means UTC); 0 if none."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    row = next(db.query(
+        "SELECT MAX(notification_id) AS n FROM journal WHERE recorded <= ?", [stamp(moment)]
+    ))
+    return int(row["n"] or 0)

@@ -1,0 +1,80 @@
+"""`Views`: the reports over one ledger's read models, each brought up to date before answering."""
+
+from __future__ import annotations
+
+import os
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from ledger.ledger import Ledger
+from projections import (
+    compliance,
+    holdings,
+    invariants,
+    journal,
+    lineage,
+    market,
+    quarterly,
+    runner,
+)
+
+
+class Views:
+    """The read models of `ledger` in `path` (default `<data>/views.sqlite`)."""
+
+    def __init__(self, ledger: Ledger, path: str | os.PathLike[str] | None = None) -> None:
+        self.ledger = ledger
+        self.path = Path(path or runner.views_path(ledger))
+
+    def project(self, **options: Any) -> int:
+        """Bring the views up to date; return the last notification id projected."""
+        return runner.project(self.ledger, self.path, **options)
+
+    def position(self) -> int:
+        """The last notification id the views have projected (0 before the first run)."""
+        recorder = runner.open_views(self.path)
+        try:
+            return recorder.max_tracking_id(self.ledger.app.name) or 0
+        finally:
+            recorder.close()
+
+    def rebuild(self, **options: Any) -> int:
+        return runner.rebuild(self.ledger, self.path, **options)
+
+    def verify(self) -> list[str]:
+        return invariants.verify(self.ledger, self.path)
+
+    def _db(self) -> Database:
+        self.project()
+        return Database(self.path)
+
+    def _ask(self, query: Any, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        db = self._db()
+        try:
+            return list(query(db, *args, **kwargs))
+        finally:
+            db.close()
+
+    def holdings(
+        self, party: str | None = None, as_of: date | None = None,
+        known_at: int | datetime | None = None, blocks: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Positions on `as_of` as the ledger knew them at `known_at` (notification id or time)."""
+        if isinstance(known_at, datetime):
+            known_at = self._ask(lambda db: [journal.position_at(db, known_at)])[0]
+        return self._ask(holdings.holdings, party, as_of, known_at, blocks)
+
+    def quarterly(self, year: int, party: str | None = None) -> list[dict[str, Any]]:
+        return self._ask(quarterly.quarterly, year, party)
+
+    def compliance(self, year: int, party: str | None = None) -> list[dict[str, Any]]:
+        return self._ask(compliance.compliance, year, party)
+
+    def trace(self, code: str) -> list[dict[str, Any]]:
+        return self._ask(lineage.trace, code)
+
+    def market(self, year: int | None = None) -> list[dict[str, Any]]:
+        return self._ask(market.market, year)
