@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
 import sys
 from collections.abc import Iterator
+from datetime import date
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -129,8 +132,8 @@ def emit(rows: list[dict[str, Any]], columns: list[str], as_json: bool, as_csv: 
         for column in columns:
             table.add_column(column, justify="right" if column in NUMERIC else "left")
         for row in rows:
-            table.add_row(*(fmt(row.get(column)) for column in columns))
-        Console().print(table)
+            table.add_row(*(fmt(row.get(column), column) for column in columns))
+        Console(width=max(shutil.get_terminal_size().columns, 160)).print(table)
 
 
 NUMERIC = {
@@ -139,8 +142,11 @@ NUMERIC = {
 }
 
 
-def fmt(value: Any) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
+def fmt(value: Any, column: str) -> str:
+    """Quantities with thousands separators; labels (years, D codes, K, ids) as they are."""
+    if column in NUMERIC and isinstance(value, Decimal):
+        return f"{value.normalize():,f}"
+    if column in NUMERIC and isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return "" if value is None else str(value)
 
@@ -152,13 +158,65 @@ CsvOpt = Annotated[bool, typer.Option("--csv", help="CSV with a header row")]
 @app.command()
 def demo(
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    size: Annotated[int | None, typer.Option(
+        "--size", help="apply a simulated market of this many lines (scripts/simulate.py)"
+    )] = None,
+    seed: Annotated[int, typer.Option("--seed", help="the simulated market's seed")] = 1,
 ) -> None:
     """Simulate a small complete market on the embedded store, then show the reports."""
+    if size is not None:
+        with open_ledger() as ledger:
+            results = ledger.apply_many(load_simulator().generate_market(size, seed))
+            rejected = sum(result.status == "rejected" for result in results)
+        if not quiet:
+            err.print(f"{size:,} simulated lines applied, {rejected:,} rejected")
+        raise typer.Exit(1 if rejected else 0)
     from ledger.demo import run_demo
 
     with open_ledger() as ledger:
-        code = run_demo(ledger, quiet=quiet, console=Console())
-    raise typer.Exit(code)
+        counts, refused = run_demo(ledger)
+        for result in refused:
+            report(result, as_json=False)
+        err.print(
+            f"demo market: {counts['applied']:,} lines applied, {counts['duplicate']:,} already "
+            f"applied, {counts['rejected']:,} rejected"
+        )
+        if not quiet:
+            show_demo_reports(ledger)
+    raise typer.Exit(1 if refused else 0)
+
+
+def show_demo_reports(ledger: Ledger) -> None:
+    """The reports a regulator would look at first, over the demo's read models."""
+    from projections import Views
+    from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
+
+    views = Views(ledger, STATE["data"] / "views.sqlite")
+    holdings = ["party", "d_code", "vintage", "k", "gallon_rins"]
+    emit(views.holdings(as_of=date(2024, 6, 30)), holdings, False, False,
+         "Holdings as of 2024-06-30")
+    emit(views.holdings(), holdings, False, False, "Holdings now")
+    quarterly = ["party", "date", "assigned_rins", "volume", "limit", "excess", "ok"]
+    emit([row for row in views.quarterly(2024) if row["assigned_rins"] or row["volume"]],
+         quarterly, False, False, "Quarter-end 2.5 check, 2024 (§80.1428(a)(5))")
+    emit(views.compliance(2024), COMPLIANCE_COLUMNS, False, False,
+         "Compliance positions, 2024 (§80.1427)")
+    problems = views.verify()
+    err.print("verify: all invariants hold" if not problems else "\n".join(problems))
+
+
+def load_simulator() -> Any:
+    """The market simulator, `scripts/simulate.py` of the source tree this package runs from."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "simulate.py"
+    spec = importlib.util.spec_from_file_location("rin_simulate", path)
+    if spec is None or spec.loader is None or not path.exists():
+        raise typer.BadParameter(f"--size needs the simulator at {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
 
 
 import ledger.cli_reports  # noqa: F401,E402

@@ -3,11 +3,13 @@ compliance, trace, project and verify. Each report brings the views up to date f
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
-from typing import Annotated, Any
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.progress import (
@@ -19,6 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ledger.chain import chain_head, verify_chain
 from ledger.cli import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger
 from projections import VIEWS_FILE, Views
 from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
@@ -26,18 +29,6 @@ from projections.lineage import COLUMNS as TRACE_COLUMNS
 
 PartyOpt = Annotated[str | None, typer.Option("--party", help="4-digit company id")]
 YearOpt = Annotated[int, typer.Option("--year", help="calendar or compliance year")]
-
-
-LABELS = ("year", "vintage", "d_code", "k")
-
-
-def show(rows: list[dict[str, Any]], columns: list[str], as_json: bool, as_csv: bool,
-         title: str) -> None:
-    """`emit`, with years, D codes and K shown as labels (no thousands separators) in tables."""
-    if not (as_json or as_csv):
-        rows = [{k: str(v) if k in LABELS and v is not None else v for k, v in row.items()}
-                for row in rows]
-    emit(rows, columns, as_json, as_csv, title)
 
 
 @contextmanager
@@ -76,7 +67,7 @@ def holdings(
     columns = ["party", "d_code", "vintage", "k", "gallon_rins"]
     if blocks:
         columns.insert(1, "rin")
-    show(rows, columns, as_json, as_csv, "Holdings")
+    emit(rows, columns, as_json, as_csv, "Holdings")
 
 
 @app.command()
@@ -86,7 +77,7 @@ def quarterly(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
     with open_views() as views:
         rows = views.quarterly(year, party)
     columns = ["party", "date", "assigned_rins", "volume", "limit", "excess", "ok"]
-    show(rows, columns, as_json, as_csv, f"Quarter-end checks {year}")
+    emit(rows, columns, as_json, as_csv, f"Quarter-end checks {year}")
 
 
 @app.command()
@@ -95,7 +86,7 @@ def compliance(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
     """Compliance positions §80.1427 per party and RVO, with deficits carried."""
     with open_views() as views:
         rows = views.compliance(year, party)
-    show(rows, COMPLIANCE_COLUMNS, as_json, as_csv, f"Compliance {year}")
+    emit(rows, COMPLIANCE_COLUMNS, as_json, as_csv, f"Compliance {year}")
 
 
 @app.command()
@@ -104,7 +95,7 @@ def trace(code: Annotated[str, typer.Argument(help="38-character batch-RIN code"
     """Every event that touched any gallon-RIN of the block, oldest first."""
     with open_views() as views:
         rows = views.trace(code)
-    show(rows, TRACE_COLUMNS, as_json, as_csv, f"Trace {code}")
+    emit(rows, TRACE_COLUMNS, as_json, as_csv, f"Trace {code}")
 
 
 @app.command()
@@ -133,10 +124,21 @@ def project(
 
 
 @app.command()
-def verify() -> None:
-    """Replay everything and check the invariants; exit 0 only if all hold."""
-    with open_views() as views:
-        problems = views.verify()
+def verify(
+    head: Annotated[bool, typer.Option(
+        "--head", help="print the ledger-wide chain head as JSON, for an auditor to keep")] = False,
+    against: Annotated[Path | None, typer.Option(
+        "--against", help="a head printed earlier by --head: prove history up to it unchanged",
+    )] = None,
+) -> None:
+    """Replay everything and check the invariants and hash chains; exit 0 only if all hold."""
+    if head:
+        with open_ledger() as ledger:
+            typer.echo(json.dumps(chain_head(ledger.app)))
+        return
+    exported = json.loads(against.read_text(encoding="utf-8")) if against else None
+    with open_views() as views:  # replay only history whose chains hold: tampered bytes may not
+        problems = verify_chain(views.ledger.app, exported) or views.verify()  # even decode
     for problem in problems:
         typer.echo(problem)
     if problems:

@@ -21,6 +21,11 @@ class CommandRecord(Aggregate):
     class Event(Aggregate.Event):
         TOPIC = "rin_ledger:CommandRecord.Event"
 
+    class Created(Event, Aggregate.Created):
+        """The library's base creation event; records are created by `Applied`."""
+
+        TOPIC = "rin_ledger:CommandRecord.Created"
+
     class Applied(Aggregate.Created):
         TOPIC = "rin_ledger:CommandRecord.Applied"
         client_id: str

@@ -15,7 +15,9 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     TypeAdapter,
     ValidationError,
     model_validator,
@@ -24,27 +26,33 @@ from pydantic import (
 from ledger.errors import InputError
 from ledger.rules.s1426_generation import GenerationInput
 
+FIRST_YEAR, LAST_YEAR = 2008, 2099
+
 
 def _iso_date(value: object) -> object:
-    """Accept a `date` or an ISO `YYYY-MM-DD` string only (no timestamps, no datetimes)."""
-    if isinstance(value, date) and not hasattr(value, "hour"):
-        return value
+    """Accept a `date` or an ISO `YYYY-MM-DD` string only (no timestamps, no datetimes),
+    in the years a RIN code can name (YYYY, §80.1425(b))."""
     if isinstance(value, str) and len(value) == 10:
         try:
-            return date.fromisoformat(value)
+            value = date.fromisoformat(value)
         except ValueError as exc:
             raise ValueError(f"not a calendar date: {value!r}") from exc
-    raise ValueError(f"expected an ISO date YYYY-MM-DD, got {value!r}")
+    if isinstance(value, date) and not hasattr(value, "hour"):
+        if not FIRST_YEAR <= value.year <= LAST_YEAR:
+            raise ValueError(f"year {value.year} is outside {FIRST_YEAR}-{LAST_YEAR}")
+        return value
+    raise ValueError(f"expected an ISO date YYYY-MM-DD, got {repr(value)[:40]}")
 
 
 IsoDate = Annotated[date, BeforeValidator(_iso_date)]
-PartyId = Annotated[str, Field(pattern=r"^\d{4}$", description="4-digit company id")]
-FacilityId = Annotated[str, Field(pattern=r"^\d{5}$", description="5-digit facility id")]
+PartyId = Annotated[str, Field(pattern=r"^[0-9]{4}$", description="4-digit company id")]
+FacilityId = Annotated[str, Field(pattern=r"^[0-9]{5}$", description="5-digit facility id")]
 BatchNumber = Annotated[str, Field(pattern=r"^[0-9A-Z]{5}$", description="5-character batch")]
 Gallons = Annotated[Decimal, Field(gt=0, max_digits=18, decimal_places=6, allow_inf_nan=False)]
 Volume = Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)]
 Count = Annotated[int, Field(gt=0, le=99_999_999_999)]
 CommandId = Annotated[str, Field(min_length=1, max_length=200)]
+Reason = Annotated[str, Field(max_length=100)] | int
 
 
 class Model(BaseModel):
@@ -71,7 +79,17 @@ class ByAttributes(Model):
     batch: BatchNumber | None = None
 
 
-RinSelector = ByCode | ByAttributes
+def _selector_kind(value: Any) -> str:
+    """Which selector a `rins` value is: one naming a `code`, else one by attributes."""
+    named = value if isinstance(value, dict) else vars(value) if isinstance(value, Model) else {}
+    return "by_code" if "code" in named else "by_attributes"
+
+
+SELECTOR_TAGS = ("by_code", "by_attributes")
+RinSelector = Annotated[
+    Annotated[ByCode, Tag("by_code")] | Annotated[ByAttributes, Tag("by_attributes")],
+    Discriminator(_selector_kind),
+]
 
 
 class CommandBase(Model):
@@ -133,7 +151,7 @@ class TransferFuel(Dated):
 class Separate(Dated):
     type: Literal["separate"] = "separate"
     party: PartyId
-    reason: str | int
+    reason: Reason
     rins: RinSelector
     volume: Gallons | None = None
     blend_percent: Annotated[Decimal, Field(gt=0, le=100, allow_inf_nan=False)] | None = None
@@ -142,7 +160,7 @@ class Separate(Dated):
 class Retire(Dated):
     type: Literal["retire"] = "retire"
     party: PartyId
-    reason: str | int
+    reason: Reason
     rins: RinSelector
     compliance_year: Annotated[int, Field(ge=2008, le=2099)] | None = None
     category: Literal["CB", "BBD"] | None = None
@@ -201,7 +219,7 @@ def parse_command(data: str | bytes | dict[str, Any] | BaseModel) -> Any:
 def input_error(exc: ValidationError) -> InputError:
     """The first validation problem, as an error naming the field."""
     first = exc.errors()[0]
-    loc = [str(part) for part in first["loc"]]
+    loc = [str(part) for part in first["loc"] if part not in SELECTOR_TAGS]
     if loc and loc[0] in COMMAND_TYPES:
         loc = loc[1:]
     field = ".".join(loc) or "line"

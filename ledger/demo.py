@@ -11,11 +11,8 @@ from collections.abc import Iterator
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
 if TYPE_CHECKING:
-    from ledger.ledger import Ledger
+    from ledger.ledger import Ledger, Result
 
 PARTIES = [
     ("1001", "Prairie Ethanol LLC", ["producer"], ["20001"]),
@@ -77,24 +74,43 @@ def month_lines(month: int) -> Iterator[dict[str, Any]]:
     yield {"type": "separate", "id": f"s-2001-b-{tag}", "date": day(20), "party": "2001",
            "reason": "blending", "rins": {"d_code": 4, "vintage": 2024, "k": 1, "quantity": 150000},
            "volume": 100000, "blend_percent": 20}
-    yield {"type": "separate", "id": f"s-2501-{tag}", "date": day(20), "party": "2501",
-           "reason": "export", "rins": {"d_code": 4, "vintage": 2024, "k": 1, "quantity": 85000},
-           "volume": 50000}
+    if month > 1:  # the exporter ships each cargo early the next month
+        yield export_line(month - 1, day(5))
     yield {"type": "separate", "id": f"s-1003-{tag}", "date": day(20), "party": "1003",
            "reason": "biogas_electricity",
            "rins": {"d_code": 3, "vintage": 2024, "k": 1, "quantity": 20000}, "volume": 20000}
-    for seller, buyer, d_code, quantity in (
+    if month == 9:
+        # 20,000 gal of biodiesel → 30,000 D4 RINs; the fuel is sold without them, so on
+        # 30 September 1002 owns 30,000 assigned RINs and no fuel (§80.1428(a)(5) excess)
+        yield {"type": "generate", "id": "gen-1002-2024-late", "date": day(28), "party": "1002",
+               "facility": "20011", "batch": "00913", "fuel": "biodiesel", "d_code": 4,
+               "volume": 20000}
+        yield {"type": "transfer_fuel", "id": "f-1002-2001-2024-late", "date": day(29),
+               "from": "1002", "to": "2001", "volume": 20000}
+    sellers = (
         ("2001", "3001", 6, 300000), ("2001", "3002", 6, ETHANOL_RINS - 300000),
         ("2001", "3001", 4, 120000), ("2001", "3002", 4, 30000),
-        ("2501", "3002", 4, 42500), ("1003", "3001", 3, 10000), ("1003", "3002", 3, 10000),
-    ):
+        ("1003", "3001", 3, 10000), ("1003", "3002", 3, 10000),
+    ) + ((("2501", "3002", 4, 42500),) if month > 1 else ())
+    for seller, buyer, d_code, quantity in sellers:
         yield {"type": "transfer", "id": f"t-{seller}-{buyer}-d{d_code}-{tag}", "date": day(25),
                "from": seller, "to": buyer, "price": "0.85" if d_code == 6 else "1.10",
                "rins": {"d_code": d_code, "vintage": 2024, "k": 2, "quantity": quantity}}
 
 
+def export_line(month: int, on: str) -> dict[str, Any]:
+    """The exporter separates a month's 85,000 D4 RINs on exporting its 50,000 gallons."""
+    return {"type": "separate", "id": f"s-2501-2024{month:02d}", "date": on, "party": "2501",
+            "reason": "export", "rins": {"d_code": 4, "vintage": 2024, "k": 1, "quantity": 85000},
+            "volume": 50000}
+
+
 def year_end_lines() -> Iterator[dict[str, Any]]:
-    """2024 obligations and the compliance retirements of March 2025."""
+    """December's export, 2024 obligations and the compliance retirements of March 2025."""
+    yield export_line(12, "2025-01-05")
+    yield {"type": "transfer", "id": "t-2501-3002-d4-202501", "date": "2025-01-06",
+           "from": "2501", "to": "3002", "price": "1.10",
+           "rins": {"d_code": 4, "vintage": 2024, "k": 2, "quantity": 42500}}
     # 3001: GV + DV = 36,000,000 → CB 212,400; BBD 1,015,200; AB 1,364,400; RF 4,500,000
     yield {"type": "report_obligation", "id": "o-3001-2024", "party": "3001", "year": 2024,
            "gasoline_volume": 28000000, "diesel_volume": 8000000}
@@ -116,24 +132,12 @@ def year_end_lines() -> Iterator[dict[str, Any]]:
            "reason": "spill", "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 5000}}
 
 
-def run_demo(ledger: Ledger, *, quiet: bool, console: Console) -> int:
-    """Apply the demo market and print the holdings; 0 if every line applied (or was a repeat)."""
+def run_demo(ledger: Ledger) -> tuple[dict[str, int], list[Result]]:
+    """Apply the demo market; the counts by status, and the refused lines (none, normally)."""
     counts = {"applied": 0, "duplicate": 0, "rejected": 0}
+    refused = []
     for result in ledger.apply_many(market_lines()):
         counts[result.status] += 1
         if result.status == "rejected":
-            console.print(f"line {result.line}: {result.error}")
-    console.print(
-        f"demo market: {counts['applied']:,} lines applied, {counts['duplicate']:,} already "
-        f"applied, {counts['rejected']:,} rejected"
-    )
-    if not quiet:
-        table = Table(title="Holdings now (gallon-RINs)")
-        for column in ("party", "name", "d_code", "vintage", "k", "gallon_rins"):
-            table.add_column(column, justify="right" if column == "gallon_rins" else "left")
-        for party, name, _, _ in PARTIES:
-            for row in ledger.holdings(party):
-                table.add_row(party, name, str(row["d_code"]), str(row["vintage"]),
-                              str(row["k"]), f"{row['gallon_rins']:,}")
-        console.print(table)
-    return 1 if counts["rejected"] else 0
+            refused.append(result)
+    return counts, refused

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import date
+from typing import Any
 
 from ledger.ranges import SerialSet
 from ledger.rin import BlockKey, RinBlock
@@ -21,9 +22,21 @@ class Holdings:
 
     def __init__(self) -> None:
         self._sets: dict[BlockKey, dict[date, SerialSet]] = {}
+        # (D code, vintage, K) → the keys held with them, so FIFO picks need not scan every key
+        self._index: dict[tuple[int, int, int], set[BlockKey]] = defaultdict(set)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Holdings:
+        """Keys and serial sets are immutable: copy only the mappings (the repository copies
+        every aggregate it hands out)."""
+        copy = Holdings()
+        copy._sets = {key: dict(by_date) for key, by_date in self._sets.items()}
+        copy._index = defaultdict(set, {slot: set(keys) for slot, keys in self._index.items()})
+        return copy
 
     def add(self, block: RinBlock, on: date) -> None:
         """Take `block` into the holdings as acquired on `on`."""
+        if block.key not in self._sets:
+            self._index[index_slot(block.key)].add(block.key)
         by_date = self._sets.setdefault(block.key, {})
         incoming = SerialSet(((block.start, block.end),))
         for held in by_date.values():
@@ -48,6 +61,7 @@ class Holdings:
                     del by_date[acquired]
         if not by_date:
             del self._sets[block.key]
+            self._index[index_slot(block.key)].discard(block.key)
 
     def available(self, key: BlockKey, on: date) -> SerialSet:
         """The serials of `key` held now that were acquired on or before `on`."""
@@ -107,11 +121,8 @@ class Holdings:
         """
         candidates = [
             key
-            for key in self._sets
-            if key.d_code == d_code
-            and key.vintage == vintage
-            and key.k == k
-            and (company is None or key.company == company)
+            for key in self._index.get((d_code, vintage, k), ())
+            if (company is None or key.company == company)
             and (facility is None or key.facility == facility)
             and (batch is None or key.batch == batch)
         ]
@@ -149,7 +160,13 @@ class Holdings:
             holdings._sets.setdefault(key, {})[date.fromisoformat(str(acquired))] = SerialSet(
                 tuple((int(s), int(e)) for s, e in intervals)  # type: ignore[attr-defined]
             )
+            holdings._index[index_slot(key)].add(key)
         return holdings
+
+
+def index_slot(key: BlockKey) -> tuple[int, int, int]:
+    """What a FIFO pick by attributes names first: (D code, vintage, K)."""
+    return (key.d_code, key.vintage, key.k)
 
 
 def fifo_order(key: BlockKey) -> tuple[int, date, str, str, str, int]:

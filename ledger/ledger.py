@@ -105,6 +105,7 @@ class Ledger:
         for number, command in batch:
             try:
                 outcome = handle(uow, parse_command(command))
+                uow.collect()
             except LedgerError as error:
                 results.append(rejected(number, error))
                 continue

@@ -36,6 +36,11 @@ class Party(Aggregate):
     class Event(Aggregate.Event):
         TOPIC = "rin_ledger:Party.Event"
 
+    class Created(Event, Aggregate.Created):
+        """The library's base creation event; parties are created by `Registered`."""
+
+        TOPIC = "rin_ledger:Party.Created"
+
     class Registered(Aggregate.Created):
         """A party registered with its company id, name, roles and facilities."""
 
@@ -82,17 +87,16 @@ class Party(Aggregate):
                 party.holdings.add(block, self.effective_date)
             party.fuel.receive(self.volume, self.effective_date)
 
-    class TransferredOut(Event):
-        """RINs (and, with K=1, their fuel) left this party for `to_party`.
+    class Transferred(Event):
+        """What a trade's two sides share (§80.1428(a)(3)-(4)): exact ranges, fuel, PTD, price.
 
         Version 2 added `trade_reason_code` (EMTS buy/sell reason); v1 events were standard trades.
         """
 
-        TOPIC = "rin_ledger:Party.TransferredOut"
+        TOPIC = "rin_ledger:Party.Transferred"
         class_version = 2
         effective_date: date
         client_id: str | None
-        to_party: str
         rins: list[RinBlock]
         volume: Decimal | None
         ptd: str | None
@@ -102,6 +106,12 @@ class Party(Aggregate):
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["trade_reason_code"] = STANDARD_TRADE
+
+    class TransferredOut(Transferred):
+        """RINs (and, with K=1, their fuel) left this party for `to_party`."""
+
+        TOPIC = "rin_ledger:Party.TransferredOut"
+        to_party: str
 
         def apply(self, party: Party) -> None:
             for block in self.rins:
@@ -109,23 +119,11 @@ class Party(Aggregate):
             if self.volume:
                 party.fuel.deliver(self.volume, self.effective_date)
 
-    class TransferredIn(Event):
-        """RINs (and, with K=1, their fuel) arrived from `from_party` (v2 as TransferredOut)."""
+    class TransferredIn(Transferred):
+        """RINs (and, with K=1, their fuel) arrived from `from_party`."""
 
         TOPIC = "rin_ledger:Party.TransferredIn"
-        class_version = 2
-        effective_date: date
-        client_id: str | None
         from_party: str
-        rins: list[RinBlock]
-        volume: Decimal | None
-        ptd: str | None
-        price: Decimal | None
-        trade_reason_code: int
-
-        @staticmethod
-        def upcast_v1_v2(state: dict[str, Any]) -> None:
-            state["trade_reason_code"] = STANDARD_TRADE
 
         def apply(self, party: Party) -> None:
             for block in self.rins:

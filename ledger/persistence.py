@@ -16,10 +16,14 @@ from eventsourcing.persistence import JSONTranscoder, Transcoding
 
 from ledger.fuel_book import FuelBook
 from ledger.holdings import Holdings
+from ledger.recorder import TOPIC as RECORDER_TOPIC
 from ledger.rin import BlockKey, RinBlock, parse_code
 
 DEFAULT_DATA = "./rin-data"
 EVENTS_FILE = "events.sqlite"
+# Aggregates kept in memory between commands; fast-forwarded from the store on each use, so
+# another writer's events are never missed (about the number of parties in the market).
+AGGREGATE_CACHE_MAXSIZE = "5000"
 
 
 class DateAsISO(Transcoding):
@@ -93,6 +97,7 @@ def store_env(
             "POSTGRES_PORT": str(url.port or 5432),
             "POSTGRES_USER": unquote(url.username or "postgres"),
             "POSTGRES_PASSWORD": unquote(url.password or ""),
+            "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
         }
     folder = Path(data or os.environ.get("RIN_DATA") or DEFAULT_DATA)
     folder.mkdir(parents=True, exist_ok=True)
@@ -100,4 +105,6 @@ def store_env(
         "PERSISTENCE_MODULE": "eventsourcing.sqlite",
         "SQLITE_DBNAME": str(folder / EVENTS_FILE),
         "SQLITE_LOCK_TIMEOUT": "30",
+        "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
+        "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
     }

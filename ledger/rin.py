@@ -114,6 +114,7 @@ def parse_code(code: str, field: str = "rin") -> tuple[BlockKey, int, int]:
     if not isinstance(code, str) or len(code) != 38:
         got = len(code) if isinstance(code, str) else type(code).__name__
         raise RIN_FORMAT.violation(f"a batch-RIN is 38 characters, got {got}", field)
+    RIN_FORMAT.check(code.isascii(), "a batch-RIN has ASCII digits and capitals only", field)
     k, yyyy, cccc, fffff = code[0], code[1:5], code[5:9], code[9:14]
     bbbbb, rr, d, ssss, eeee = code[14:19], code[19:21], code[21], code[22:30], code[30:38]
     RIN_K.check(k in ("1", "2"), f"K must be 1 or 2, got {k!r}", f"{field}.K")

@@ -51,6 +51,7 @@ class UnitOfWork:
         self.app = app
         self.parties: dict[str, Party | None] = {}
         self.records: dict[str, CommandRecord] = {}
+        self.events: list[Any] = []
 
     def party(self, party_id: str) -> Party | None:
         if party_id not in self.parties:
@@ -74,8 +75,23 @@ class UnitOfWork:
         except AggregateNotFoundError:
             return None
 
-    def pending(self) -> list[Any]:
+    def aggregates(self) -> list[Any]:
         return [p for p in self.parties.values() if p is not None] + list(self.records.values())
+
+    def collect(self) -> None:
+        """Move the events of the command just handled into the transaction, in command order.
+
+        Saving aggregates one after another would group a batch's events by aggregate; the
+        notification log must instead follow the commands, so that a gallon-RIN's generation
+        always precedes its transfer for everyone who follows the log.
+        """
+        for aggregate in self.aggregates():
+            self.events.extend(aggregate.collect_events())
+
+    def pending(self) -> list[Any]:
+        """The events in command order, then the aggregates (for snapshot bookkeeping)."""
+        self.collect()
+        return [*self.events, *self.aggregates()]
 
 
 def digest(command: c.Model) -> str:
@@ -124,13 +140,13 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
         used.append(batch)
         key = BlockKey(
             1, vintage, cmd.party, cmd.facility, batch, batch_yield.rr, batch_yield.d_code,
-            cmd.date, cmd.fuel,
+            cmd.date, str(cmd.fuel),  # the plain name, as a replay from the store reads it
         )
         planned.append((batch_yield, RinBlock(key, 1, batch_yield.gallon_rins)))
     for batch_yield, block in planned:
         party.record(
             Party.Generated, effective_date=cmd.date, client_id=cmd.id, rin=block,
-            fuel=cmd.fuel, d_code=batch_yield.d_code,
+            fuel=str(cmd.fuel), d_code=batch_yield.d_code,
             equivalence_value=batch_yield.equivalence_value,
             standardized_volume=batch_yield.standardized_volume,
             paragraph=batch_yield.paragraph, formula=batch_yield.formula,

@@ -1,0 +1,57 @@
+"""A SQLite application recorder that inserts a transaction's events in a few statements.
+
+The library's `SQLiteApplicationRecorder` runs one INSERT per event to learn each rowid (the
+notification id). This one sends up to `ROWS_PER_STATEMENT` events per multi-row
+`INSERT … RETURNING rowid` (SQLite ≥ 3.35). SQLite does not promise the order of RETURNING rows,
+but inside one write transaction an ordinary rowid table gives each new row the largest rowid
+plus one, so the sorted rowids are the rows' insertion order, which is the events' order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
+
+#: 4 parameters a row; SQLite ≥ 3.32 allows 32,766 parameters a statement
+ROWS_PER_STATEMENT = 500
+
+
+class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
+    """`SQLiteApplicationRecorder` with multi-row inserts; same table, same notification ids."""
+
+    def __init__(self, datastore: SQLiteDatastore, events_table_name: str = "stored_events"):
+        super().__init__(datastore, events_table_name)
+        self._statements: dict[int, str] = {}
+
+    def _statement(self, rows: int) -> str:
+        """`INSERT INTO t VALUES (?,?,?,?),… RETURNING rowid` for `rows` rows, cached."""
+        statement = self._statements.get(rows)
+        if statement is None:
+            values = ",".join(["(?,?,?,?)"] * rows)
+            statement = f"INSERT INTO {self.events_table_name} VALUES {values} RETURNING rowid"
+            self._statements[rows] = statement
+        return statement
+
+    def _insert_events(
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **_: Any
+    ) -> Sequence[int] | None:
+        notification_ids: list[int] = []
+        for first in range(0, len(stored_events), ROWS_PER_STATEMENT):
+            chunk = stored_events[first:first + ROWS_PER_STATEMENT]
+            params: list[Any] = []
+            for s in chunk:
+                originator_id = s.originator_id
+                params += (
+                    originator_id.hex if isinstance(originator_id, UUID) else originator_id,
+                    s.originator_version, s.topic, s.state,
+                )
+            c.execute(self._statement(len(chunk)), params)
+            notification_ids += sorted(row[0] for row in c.fetchall())
+        return notification_ids
+
+
+TOPIC = f"{__name__}:{BatchSQLiteApplicationRecorder.__name__}"

@@ -1,0 +1,260 @@
+"""One benchmark run on one machine and one simulated market; prints ONE JSON object.
+
+    python scripts/bench.py --events N [--store postgresql://…] [--seed S]
+
+Ingest is the bulk path (`Ledger.apply_many`, every rule checked, each batch a durable commit)
+at 10,000 events and at N, each on a fresh store; the raw baseline is the library's own
+`SQLiteApplicationRecorder` (or PostgreSQL recorder) saving as many stored events of the same
+average size in batches of 100, with no domain logic. Single commands go through `Ledger.apply`
+one transaction each on the N-event store. The rebuild uses `projections` when importable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import orjson
+from eventsourcing.persistence import InfrastructureFactory, StoredEvent
+from eventsourcing.utils import Environment
+
+from ledger import Ledger
+from ledger.persistence import store_env
+
+SMALL = 10_000
+RAW_BATCH = 100
+SINGLE_COMMANDS = 1_000
+SAMPLES = 20
+SCHEMAS: list[str] = []
+LINE_EVENTS = 2  # a simulated line stores about 2.7 events: enough lines, a few to spare
+
+
+def load_simulator() -> Any:
+    path = Path(__file__).resolve().parent / "simulate.py"
+    spec = importlib.util.spec_from_file_location("rin_simulate", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def fresh_store(store: str | None, folder: Path, name: str) -> tuple[Path, str | None]:
+    """A new empty event store: a new SQLite folder, or a new PostgreSQL schema."""
+    data = folder / name
+    if store is None:
+        return data, None
+    import psycopg
+
+    schema = f"bench_{name}_{uuid4().hex[:8]}"
+    with psycopg.connect(store.replace("postgres://", "postgresql://"), autocommit=True) as c:
+        c.execute(f"CREATE SCHEMA {schema}")
+    os.environ["POSTGRES_SCHEMA"] = schema
+    SCHEMAS.append(schema)
+    return data, store
+
+
+def drop_schemas(store: str | None) -> None:
+    """Drop the PostgreSQL schemas this run made."""
+    if store and SCHEMAS:
+        import psycopg
+
+        with psycopg.connect(store.replace("postgres://", "postgresql://"), autocommit=True) as c:
+            for schema in SCHEMAS:
+                c.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def ingest(
+    data: Path, store: str | None, events: int, lines: Iterator[dict[str, Any]]
+) -> tuple[Ledger, int, float, int]:
+    """Apply lines until `events` events are stored: (ledger, events, seconds, rejected)."""
+    ledger = Ledger(data, store=store)
+    recorder = ledger.app.recorder
+    stored = rejected = 0
+    started = time.perf_counter()
+    for count, result in enumerate(ledger.apply_many(lines, batch_size=200), start=1):
+        rejected += result.status == "rejected"
+        if count % 200 == 0:
+            stored = recorder.max_notification_id() or 0
+            if stored >= events:
+                break
+    elapsed = time.perf_counter() - started
+    return ledger, recorder.max_notification_id() or 0, elapsed, rejected
+
+
+def state_size(ledger: Ledger) -> int:
+    """The mean size in bytes of the ledger's stored event states (a sample of 2,000)."""
+    sample = ledger.app.recorder.select_notifications(start=1, limit=2_000)
+    return int(statistics.mean(len(n.state) for n in sample)) if sample else 200
+
+
+def raw_batch(store: str | None, folder: Path, events: int, size: int) -> float:
+    """Events per second of the library's own recorder saving `events` in batches of 100."""
+    env = {k: v for k, v in store_env(folder / "raw", store).items()
+           if k != "APPLICATION_RECORDER_TOPIC"}
+    if store and "POSTGRES_SCHEMA" in os.environ:
+        env["POSTGRES_SCHEMA"] = os.environ["POSTGRES_SCHEMA"]
+    factory = InfrastructureFactory.construct(env=Environment("Raw", env))
+    recorder = factory.application_recorder()
+    state = b"x" * size
+    started = time.perf_counter()
+    for first in range(0, events, RAW_BATCH):
+        originator = uuid4()
+        recorder.insert_events([
+            StoredEvent(originator_id=originator, originator_version=v, topic="raw:Event",
+                        state=state)
+            for v in range(1, min(RAW_BATCH, events - first) + 1)
+        ])
+    elapsed = time.perf_counter() - started
+    factory.close()
+    return events / elapsed
+
+
+def raw_read(ledger: Ledger) -> float:
+    """Events per second reading and decoding every notification, nothing else."""
+    recorder, mapper = ledger.app.recorder, ledger.app.mapper
+    count, start = 0, 0
+    started = time.perf_counter()
+    while True:
+        page = recorder.select_notifications(start, 1_000, inclusive_of_start=False)
+        for notification in page:
+            mapper.to_domain_event(notification)
+        count += len(page)
+        if len(page) < 1_000:
+            break
+        start = page[-1].id
+    return count / (time.perf_counter() - started)
+
+
+def singles(ledger: Ledger, lines: Iterator[dict[str, Any]]) -> list[float]:
+    """Milliseconds per `Ledger.apply`, one command per transaction."""
+    times = []
+    for _, line in zip(range(SINGLE_COMMANDS), lines, strict=False):
+        started = time.perf_counter()
+        ledger.apply(line)
+        times.append((time.perf_counter() - started) * 1000)
+    return sorted(times)
+
+
+def busiest_party_load_ms(data: Path, store: str | None) -> tuple[str | None, float]:
+    """Median milliseconds to load the party with the most events, with no aggregate cache."""
+    from ledger.party import Party
+
+    ledger = Ledger(data, store=store, env={"AGGREGATE_CACHE_MAXSIZE": ""})
+    counts: dict[Any, int] = {}
+    start = 0
+    while True:
+        page = ledger.app.recorder.select_notifications(start, 5_000, inclusive_of_start=False)
+        for n in page:
+            counts[n.originator_id] = counts.get(n.originator_id, 0) + 1
+        if len(page) < 5_000:
+            break
+        start = page[-1].id
+    party_ids = {}
+    for n in ledger.app.recorder.select_notifications(1, 10**9, topics=[
+            "rin_ledger:Party.Registered"]):
+        party_ids[n.originator_id] = orjson.loads(n.state)["party_id"]
+    busiest = max(party_ids, key=lambda oid: counts.get(oid, 0), default=None)
+    if busiest is None:
+        return None, float("nan")
+    times = []
+    for _ in range(SAMPLES):
+        ledger.app.repository.cache = None
+        started = time.perf_counter()
+        party = ledger.app.repository.get(Party.create_id(party_ids[busiest]))
+        times.append((time.perf_counter() - started) * 1000)
+        assert party.party_id == party_ids[busiest]
+    ledger.close()
+    return party_ids[busiest], statistics.median(times)
+
+
+def projection_figures(ledger: Ledger, folder: Path, party: str | None,
+                       rng: random.Random) -> tuple[float | None, float | None]:
+    """(events/s rebuilding every read model from scratch, median ms of one as-of query)."""
+    try:
+        import projections
+    except ImportError:
+        return None, None
+    path = folder / "views.sqlite"
+    started = time.perf_counter()
+    position = projections.rebuild(ledger, path)
+    rate = position / (time.perf_counter() - started)
+    views = projections.Views(ledger, path)
+    times = []
+    for _ in range(SAMPLES):
+        as_of = date(2014, 1, 1) + timedelta(days=rng.randrange(3_650))
+        started = time.perf_counter()
+        views.holdings(party=party, as_of=as_of)
+        times.append((time.perf_counter() - started) * 1000)
+    return rate, statistics.median(times)
+
+
+def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
+    simulate = load_simulator()
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="rin-bench-") as tmp:
+        folder = Path(tmp)
+        data, url = fresh_store(store, folder, "small")
+        small, small_events, small_s, _ = ingest(
+            data, url, SMALL, simulate.generate_market(SMALL // LINE_EVENTS, seed))
+        small.close()
+        data, url = fresh_store(store, folder, "big")
+        lines = simulate.generate_market(events // LINE_EVENTS, seed)
+        ledger, stored, elapsed, rejected = ingest(data, url, events, lines)
+        size = state_size(ledger)
+        single = singles(ledger, lines)
+        read_rate = raw_read(ledger)
+        party, load_ms = busiest_party_load_ms(data, url)
+        project_rate, asof_ms = projection_figures(ledger, folder, party, rng)
+        ledger.close()
+        raw_rate = raw_batch(store and fresh_store(store, folder, "raw")[1], folder, stored, size)
+    ingest_rate, small_rate = stored / elapsed, small_events / small_s
+    return {
+        "events": stored,
+        "store": "postgresql" if store else "sqlite",
+        "rejected": rejected,
+        "ingest_events_per_s": round(ingest_rate),
+        "raw_batch_events_per_s": round(raw_rate),
+        "ingest_ratio": round(ingest_rate / raw_rate, 3),
+        "ingest_events_per_s_at_10000": round(small_rate),
+        "ingest_events_per_s_at_n": round(ingest_rate),
+        "ingest_cost_ratio_n_vs_10000": round(small_rate / ingest_rate, 3),
+        "single_p50_ms": round(statistics.median(single), 3),
+        "single_p99_ms": round(single[int(len(single) * 0.99) - 1], 3),
+        "project_events_per_s": None if project_rate is None else round(project_rate),
+        "raw_read_events_per_s": round(read_rate),
+        "project_ratio": None if project_rate is None else round(project_rate / read_rate, 3),
+        "asof_party_ms": None if asof_ms is None else round(asof_ms, 3),
+        "load_party_ms": round(load_ms, 3),
+        "busiest_party": party,
+        "mean_event_bytes": size,
+        "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--store", default=None, help="postgresql://user:pass@host:port/db")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    try:
+        print(orjson.dumps(run(args.events, args.store, args.seed)).decode())
+    finally:
+        drop_schemas(args.store)
+
+
+if __name__ == "__main__":
+    main()

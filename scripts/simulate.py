@@ -1,0 +1,392 @@
+"""A deterministic (seeded) RIN market, streamed as transaction-file lines (JSON Lines).
+
+Producers and importers generate a batch a month by D code in proportions calibrated to EPA's
+published figures (reference.md §7: D6 about two-thirds, D4 about a quarter, D3 about 3 %, D5
+about 2 %, D7 a trace); they sell the assigned RINs with their fuel (≤ 2.5 RINs a gallon,
+§80.1428(a)(4)) to blenders and exporters, who separate them on blending (biodiesel at B20,
+§80.1429(b)(2), (b)(6)) or export (§80.1429(b)(3)) and sell the separated RINs to obligated
+parties; those report RVOs from the standards table (§80.1407) and retire for compliance
+(§80.1427) each March. Some spills and invalid-RIN retirements, splits and fuel-only moves.
+
+Every line is valid under the ledger's rules unless `bad_lines` asks for invalid ones (each with
+an id starting ``bad-``). Memory stays flat: only gallon-RIN counts per (D code, vintage, K)
+and fuel gallons per party are kept, which is enough because lines are in date order and the
+ledger resolves attribute selectors first-in-first-out among what is held.
+
+    python scripts/simulate.py --lines N --seed S [--bad F] > market.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+from random import Random
+from typing import Any
+
+import orjson
+
+from ledger.standards import load_standards
+
+FIRST_YEAR = 2014
+MONTHS = 120  # the size of the party list is chosen so that a run spans about ten years
+LINES_PER_PRODUCER_MONTH = 6.6  # measured: what one producer's month adds to the file
+GALLON_RINS_PER_PRODUCER_MONTH = 1_100_000  # 1.6 billion a month over about 1,450 producers
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of generator: fuel, D code, equivalence value, share of RINs and of producers."""
+
+    fuel: str
+    d_code: int
+    ev: Decimal
+    rin_share: float
+    party_share: float
+    role: str = "producer"
+
+
+# RIN shares from reference.md §7 (2014: D6 83 %, D4 16 %; 2019-2022: D6 ≈ 2/3, D4 ≈ 1/4).
+KINDS = (
+    Kind("ethanol", 6, Decimal("1.0"), 0.667, 0.52),
+    Kind("biodiesel", 4, Decimal("1.5"), 0.20, 0.22),
+    Kind("renewable_diesel", 4, Decimal("1.7"), 0.083, 0.08),
+    Kind("biogas", 3, Decimal("1.0"), 0.03, 0.08),
+    Kind("ethanol", 5, Decimal("1.0"), 0.02, 0.10, role="importer"),  # sugarcane ethanol
+)
+D7 = Kind("renewable_diesel", 7, Decimal("1.7"), 0.0, 0.0)  # cellulosic diesel, a few batches
+
+
+@dataclass
+class Holder:
+    """What the simulator remembers of a party: gallon-RINs per (D, vintage, K) and fuel."""
+
+    party: str
+    roles: list[str]
+    facilities: list[str] = field(default_factory=list)
+    rins: dict[tuple[int, int, int], int] = field(default_factory=lambda: defaultdict(int))
+    fuel: int = 0
+    kind: Kind | None = None
+    monthly: int = 0
+    day: int = 1
+    weight: float = 1.0
+
+    def take(self, d_code: int, vintage: int, k: int, quantity: int) -> dict[str, int]:
+        """Remove `quantity` from the counts and return the ledger's selector for them."""
+        held = self.rins[(d_code, vintage, k)]
+        assert 0 < quantity <= held, (self.party, d_code, vintage, k, quantity, held)
+        self.rins[(d_code, vintage, k)] = held - quantity
+        return {"d_code": d_code, "vintage": vintage, "k": k, "quantity": quantity}
+
+    def held(self, k: int) -> list[tuple[int, int, int]]:
+        """(D code, vintage, count) held with this K, oldest vintage first."""
+        return sorted((d, v, n) for (d, v, kk), n in self.rins.items() if kk == k and n > 0)
+
+
+def gallon_rins(ev: Decimal, volume: int) -> int:
+    """EV × Vs to the nearest whole gallon-RIN, halves up (§80.1426(f)(3)(ii))."""
+    return int((ev * volume).to_integral_value(rounding=ROUND_HALF_UP))
+
+
+class Market:
+    """The simulated market's parties and the lines they produce, month by month."""
+
+    def __init__(self, lines: int, seed: int, bad_lines: float) -> None:
+        self.rng = Random(seed)
+        self.bad_lines = bad_lines
+        self.seq = 0
+        producers = max(6, min(2000, round(lines / (MONTHS * LINES_PER_PRODUCER_MONTH))))
+        self.budget = producers * GALLON_RINS_PER_PRODUCER_MONTH
+        self.parties: list[Holder] = []
+        self.generators: list[Holder] = []
+        for kind in KINDS:
+            for _ in range(max(1, round(producers * kind.party_share))):
+                self.generators.append(self.new(kind.role, kind))
+        self.generators.append(self.new("producer", D7))
+        self.blenders = [self.new("blender") for _ in range(max(2, producers // 3))]
+        self.exporters = [self.new("exporter") for _ in range(max(1, producers // 20))]
+        self.obligated = [
+            self.new("obligated_party") for _ in range(max(2, producers // 4))
+        ]
+        for holder in self.obligated:
+            holder.weight = self.rng.paretovariate(1.5)
+        self.size_generators()
+
+    def new(self, role: str, kind: Kind | None = None) -> Holder:
+        party = f"{1001 + len(self.parties):04d}"
+        roles = [role, "refiner"] if role == "obligated_party" else [role]
+        facilities = [f"{party}1"] if kind else []
+        holder = Holder(party, roles, facilities, kind=kind, day=self.rng.randint(1, 27))
+        self.parties.append(holder)
+        return holder
+
+    def size_generators(self) -> None:
+        """Each generator's monthly gallon-RINs, so that each kind gets its share of the budget."""
+        by_kind: dict[Kind, list[Holder]] = defaultdict(list)
+        for holder in self.generators:
+            assert holder.kind is not None
+            by_kind[holder.kind].append(holder)
+        for kind, holders in by_kind.items():
+            weights = [self.rng.uniform(0.5, 1.5) for _ in holders]
+            for holder, weight in zip(holders, weights, strict=True):
+                share = self.budget * kind.rin_share * weight / sum(weights)
+                holder.monthly = max(1_000, int(share))
+        by_kind[D7][0].monthly = 20_000
+
+    def line(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        self.seq += 1
+        return {"type": kind, "id": f"{kind[:3]}-{self.seq}", **body}
+
+    def registrations(self) -> Iterator[dict[str, Any]]:
+        for holder in self.parties:
+            name = f"{holder.roles[0].replace('_', ' ').title()} {holder.party}"
+            yield self.line("register_party", {
+                "party": holder.party, "name": name, "roles": holder.roles,
+                "facilities": holder.facilities,
+            })
+
+    def months(self) -> Iterator[dict[str, Any]]:
+        year, month = FIRST_YEAR, 1
+        while True:
+            yield from self.month(year, month)
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+
+    def month(self, year: int, month: int) -> Iterator[dict[str, Any]]:
+        for holder in sorted(self.generators, key=lambda h: h.day):
+            if holder.kind is D7 and month % 3:
+                continue  # cellulosic diesel: one small batch a quarter
+            yield from self.batch_chain(holder, date(year, month, holder.day), month)
+        end = date(year, month, 28)
+        yield from self.incidents(end)
+        if month == 3:
+            yield from self.compliance(year - 1, end)
+
+    def batch_chain(self, producer: Holder, on: date, month: int) -> Iterator[dict[str, Any]]:
+        """Generate a batch; sell it with its fuel; separate downstream; sell the separated RINs."""
+        kind = producer.kind
+        assert kind is not None
+        volume = max(100, int(producer.monthly * self.rng.uniform(0.8, 1.2) / float(kind.ev)))
+        count = gallon_rins(kind.ev, volume)
+        batch = f"{on.year % 100:02d}{month:02d}1"  # one batch a month: unique in the year
+        body: dict[str, Any] = {
+            "date": on.isoformat(), "party": producer.party, "facility": producer.facilities[0],
+            "batch": batch, "fuel": kind.fuel, "d_code": kind.d_code,
+            "production_start": on.replace(day=1).isoformat(), "production_end": on.isoformat(),
+        }
+        body.update({"btu": volume * 77_000} if kind.fuel == "biogas" else {"volume": volume})
+        yield self.line("generate", body)
+        producer.rins[(kind.d_code, on.year, 1)] += count
+        producer.fuel += volume
+        if self.rng.random() < 0.05 and count >= 4:
+            yield self.split(producer, on, kind, batch, count)
+        buyers = [self.rng.choice(self.blenders)]
+        if self.rng.random() < 0.3:
+            buyers.append(self.rng.choice(self.exporters))
+        if self.rng.random() < 0.3:
+            buyers.append(self.rng.choice(self.blenders))
+        for i, buyer in enumerate(buyers):
+            last = i == len(buyers) - 1
+            part_rins = count if last else count // len(buyers)
+            part_fuel = volume if last else volume // len(buyers)
+            count, volume = count - part_rins, volume - part_fuel
+            yield from self.assigned_sale(producer, buyer, on, kind, part_rins, part_fuel)
+
+    def split(self, producer: Holder, on: date, kind: Kind, batch: str, count: int) -> dict:
+        """§80.1428(d): divide the fresh batch-RIN in two."""
+        rr = int(kind.ev * 10)
+        code = (
+            f"1{on.year:04d}{producer.party}{producer.facilities[0]}{batch}{rr:02d}"
+            f"{kind.d_code}{1:08d}{count:08d}"
+        )
+        first = count // 2
+        return self.line("split", {
+            "date": on.isoformat(), "party": producer.party, "rin": code,
+            "sizes": [first, count - first],
+        })
+
+    def assigned_sale(
+        self, seller: Holder, buyer: Holder, on: date, kind: Kind, rins: int, fuel: int
+    ) -> Iterator[dict[str, Any]]:
+        d, vintage = kind.d_code, on.year
+        yield self.line("transfer", {
+            "date": on.isoformat(), "from": seller.party, "to": buyer.party,
+            "rins": seller.take(d, vintage, 1, rins), "volume": fuel,
+            "ptd": f"PTD-{self.seq:08d}",
+        })
+        seller.fuel -= fuel
+        buyer.rins[(d, vintage, 1)] += rins
+        buyer.fuel += fuel
+        if buyer in self.exporters:
+            yield from self.separation(buyer, on, d, vintage, "export", rins, fuel)
+            return
+        if self.rng.random() < 0.01 and rins > 10:  # a spill before blending
+            spilled = rins // 10
+            yield self.line("retire", {
+                "date": on.isoformat(), "party": buyer.party, "reason": "spill",
+                "rins": buyer.take(d, vintage, 1, spilled),
+            })
+            rins -= spilled
+        if self.rng.random() < 0.03 and fuel > 10:  # some fuel resold without its RINs
+            spare = min(fuel // 10, fuel - -(-rins * 2 // 5))
+            other = self.rng.choice([b for b in self.blenders if b is not buyer])
+            if spare > 0:
+                yield self.line("transfer_fuel", {
+                    "date": on.isoformat(), "from": buyer.party, "to": other.party,
+                    "volume": spare,
+                })
+                buyer.fuel -= spare
+                other.fuel += spare
+                fuel -= spare
+        yield from self.separation(buyer, on, d, vintage, "blending", rins, fuel)
+
+    def separation(
+        self, holder: Holder, on: date, d: int, vintage: int, reason: str, rins: int, fuel: int
+    ) -> Iterator[dict[str, Any]]:
+        """Separate on blending or export (§80.1429(b)(2)-(3)), then sell the K=2 RINs."""
+        body = {
+            "date": on.isoformat(), "party": holder.party, "reason": reason,
+            "rins": holder.take(d, vintage, 1, rins), "volume": fuel,
+        }
+        if reason == "blending" and d == 4:
+            body["blend_percent"] = 20  # B20: §80.1429(b)(6) allows ≤ 80 %
+        yield self.line("separate", body)
+        holder.fuel -= fuel
+        holder.rins[(d, vintage, 2)] += rins
+        pieces = 1 if rins < 1000 or self.rng.random() < 0.6 else 2
+        for i in range(pieces):
+            quantity = rins if i == pieces - 1 else rins // 2
+            rins -= quantity
+            buyer = self.rng.choices(self.obligated, [o.weight for o in self.obligated])[0]
+            yield self.line("transfer", {
+                "date": on.isoformat(), "from": holder.party, "to": buyer.party,
+                "rins": holder.take(d, vintage, 2, quantity),
+                "price": f"{self.rng.uniform(0.3, 1.9):.2f}",
+            })
+            buyer.rins[(d, vintage, 2)] += quantity
+
+    def incidents(self, on: date) -> Iterator[dict[str, Any]]:
+        """Now and then a trade between obligated parties or an invalid-RIN retirement."""
+        for holder in self.obligated:
+            held = holder.held(2)
+            if not held or self.rng.random() > 0.05:
+                continue
+            d, vintage, count = self.rng.choice(held)
+            if self.rng.random() < 0.2:
+                yield self.line("retire", {
+                    "date": on.isoformat(), "party": holder.party, "reason": "invalid_rin",
+                    "rins": holder.take(d, vintage, 2, max(1, count // 100)),
+                })
+                continue
+            other = self.rng.choice([o for o in self.obligated if o is not holder])
+            quantity = max(1, count // 5)
+            yield self.line("transfer", {
+                "date": on.isoformat(), "from": holder.party, "to": other.party,
+                "rins": holder.take(d, vintage, 2, quantity),
+                "price": f"{self.rng.uniform(0.3, 1.9):.2f}",
+            })
+            other.rins[(d, vintage, 2)] += quantity
+
+    def compliance(self, year: int, on: date) -> Iterator[dict[str, Any]]:
+        """Each obligated party reports year's RVOs (§80.1407) and retires for them (§80.1427)."""
+        if year < FIRST_YEAR:
+            return
+        standards = load_standards()
+        std = standards.get(year) or standards[max(standards)]
+        annual = self.budget * 12
+        total_weight = sum(o.weight for o in self.obligated)
+        for holder in self.obligated:
+            rf_target = annual * 0.97 * holder.weight / total_weight
+            pool = Decimal(int(rf_target / float(std["RF"]) * 100))
+            gasoline = (pool * 3 / 4).to_integral_value()
+            report: dict[str, Any] = {"party": holder.party, "year": year, "date": on.isoformat()}
+            if year in standards:
+                report |= {"gasoline_volume": int(gasoline), "diesel_volume": int(pool - gasoline)}
+            else:
+                rvo = {c: int(pool * (p or 0) / 100) for c, p in std.items()}
+                report["rvo"] = rvo
+            yield self.line("report_obligation", report)
+            yield from self.retirements(holder, year, on, pool, std)
+
+    def retirements(
+        self, holder: Holder, year: int, on: date, pool: Decimal, std: Any
+    ) -> Iterator[dict[str, Any]]:
+        rvo = {c: int(pool * (p or 0) / 100) for c, p in std.items()}
+        need = {
+            3: rvo["CB"], 4: rvo["BBD"], 7: rvo["CB"],
+            5: max(0, rvo["AB"] - rvo["CB"] - rvo["BBD"]), 6: max(0, rvo["RF"] - rvo["AB"]),
+        }
+        for d, vintage, count in holder.held(2):
+            if vintage not in (year - 1, year):
+                continue
+            quantity = count if vintage < year else min(count, need[d])
+            need[d] = max(0, need[d] - quantity)
+            if quantity <= 0:
+                continue
+            body = {
+                "date": on.isoformat(), "party": holder.party, "reason": "compliance",
+                "compliance_year": year, "rins": holder.take(d, vintage, 2, quantity),
+            }
+            if d == 7:
+                body["category"] = "CB"
+            yield self.line("retire", body)
+
+    def bad_line(self, on: str) -> dict[str, Any]:
+        """A line the ledger must refuse, whatever the state of the market."""
+        blender = self.rng.choice(self.blenders)
+        obligated = self.rng.choice(self.obligated)
+        choices = [
+            ("transfer", {"date": on, "from": obligated.party, "to": blender.party,
+                          "rins": {"d_code": 6, "vintage": 2014, "k": 2,
+                                   "quantity": 99_999_999_999}}),
+            ("generate", {"date": on, "party": blender.party, "facility": "99999",
+                          "batch": "BAD01", "fuel": "ethanol", "d_code": 6, "volume": 1000}),
+            ("retire", {"date": on, "party": blender.party, "reason": "compliance",
+                        "compliance_year": 2014,
+                        "rins": {"d_code": 6, "vintage": 2014, "k": 2, "quantity": 1}}),
+            ("separate", {"date": on, "party": blender.party, "reason": "blending",
+                          "rins": {"d_code": 6, "vintage": 2014, "k": 2, "quantity": 1},
+                          "volume": 1}),
+            ("transfer", {"date": "2014-13-01", "from": obligated.party, "to": blender.party,
+                          "rins": {"d_code": 6, "vintage": 2014, "k": 2, "quantity": 1}}),
+            ("register_party", {"party": blender.party, "name": "again", "roles": ["blender"]}),
+        ]
+        kind, body = self.rng.choice(choices)
+        self.seq += 1
+        return {"type": kind, "id": f"bad-{self.seq}", **body}
+
+    def stream(self) -> Iterator[dict[str, Any]]:
+        yield from self.registrations()
+        last = f"{FIRST_YEAR}-01-01"
+        for line in self.months():
+            if self.bad_lines and self.rng.random() < self.bad_lines:
+                yield self.bad_line(last)
+            last = line.get("date", last)
+            yield line
+
+
+def generate_market(lines: int, seed: int, bad_lines: float = 0.0) -> Iterator[dict[str, Any]]:
+    """Exactly `lines` transaction-file commands of a seeded market (`bad_lines`: share invalid)."""
+    for number, line in enumerate(Market(lines, seed, bad_lines).stream(), start=1):
+        if number > lines:
+            return
+        yield line
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python scripts/simulate.py --lines N --seed S [--bad F] > market.jsonl`."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, required=True, help="how many lines to write")
+    parser.add_argument("--seed", type=int, default=1, help="the same seed gives the same file")
+    parser.add_argument("--bad", type=float, default=0.0, help="share of invalid lines, 0-1")
+    args = parser.parse_args(argv)
+    out = sys.stdout.buffer
+    for line in generate_market(args.lines, args.seed, args.bad):
+        out.write(orjson.dumps(line) + b"\n")
+
+
+if __name__ == "__main__":
+    main()
