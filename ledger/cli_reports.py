@@ -25,6 +25,7 @@ from ledger.chain import chain_head, verify_chain
 from ledger.cli import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger
 from projections import VIEWS_FILE, Views
 from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
+from projections.invalid import COLUMNS as INVALID_COLUMNS
 from projections.lineage import COLUMNS as TRACE_COLUMNS
 
 PartyOpt = Annotated[str | None, typer.Option("--party", help="4-digit company id")]
@@ -96,6 +97,21 @@ def trace(code: Annotated[str, typer.Argument(help="38-character batch-RIN code"
     with open_views() as views:
         rows = views.trace(code)
     emit(rows, TRACE_COLUMNS, as_json, as_csv, f"Trace {code}")
+
+
+@app.command()
+def invalid(
+    batch: Annotated[str | None, typer.Option(
+        "--batch", help="batch identity YYYYCCCCFFFFFBBBBB, or a 38-character code of it")] = None,
+    as_json: JsonOpt = False,
+    as_csv: CsvOpt = False,
+) -> None:
+    """Invalid RINs §80.1431: who holds them, who retired them, what each must replace."""
+    if batch is not None and len(batch) == 38:
+        batch = batch[1:19]  # YYYYCCCCFFFFFBBBBB of a code; K is not part of the batch
+    with open_views() as views:
+        rows = views.invalid(batch)
+    emit(rows, INVALID_COLUMNS, as_json, as_csv, "Invalid RINs")
 
 
 @app.command()

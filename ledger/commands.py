@@ -25,6 +25,7 @@ from pydantic import (
 
 from ledger.errors import InputError
 from ledger.rules.s1426_generation import GenerationInput
+from ledger.rules.s1431_invalid import Cause
 
 FIRST_YEAR, LAST_YEAR = 2008, 2099
 
@@ -192,15 +193,25 @@ class ReportObligation(CommandBase):
         return self
 
 
+class Invalidate(Dated):
+    """A regulator's finding that a batch, or serials S..E of it, are invalid (§80.1431(a)); `rin`
+    names the batch and serials (its K, RR and D are not what identifies the batch)."""
+
+    type: Literal["invalidate"] = "invalidate"
+    rin: Annotated[str, Field(min_length=38, max_length=38)]
+    reason: Cause
+    note: Annotated[str, Field(max_length=2000)] | None = None
+
+
 Command = Annotated[
     RegisterParty | Generate | Transfer | TransferFuel | Separate | Retire | Split
-    | ReportObligation,
+    | ReportObligation | Invalidate,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(Command)
 COMMAND_TYPES = (
     "register_party", "generate", "transfer", "transfer_fuel", "separate", "retire", "split",
-    "report_obligation",
+    "report_obligation", "invalidate",
 )
 
 

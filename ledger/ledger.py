@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import random
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from dataclasses import field as default
@@ -18,7 +20,13 @@ from ledger.party import Party
 from ledger.persistence import store_env
 from ledger.service import UnitOfWork, handle
 
-RETRIES = 5
+RETRIES = 30
+
+
+def pause(attempt: int) -> None:
+    """Wait a random moment, longer after each conflict, so that contending writers spread out
+    instead of colliding again in lock step (at most 50 ms)."""
+    time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
 
 
 @dataclass
@@ -53,6 +61,8 @@ class Ledger:
         env: dict[str, str] | None = None,
     ) -> None:
         self.app = LedgerApp(env={**store_env(data, store), **(env or {})})
+        #: saves refused because another writer changed an aggregate first (then retried)
+        self.retries = 0
 
     def close(self) -> None:
         self.app.close()
@@ -69,15 +79,26 @@ class Ledger:
             parsed = parse_command(command)
         except LedgerError as error:
             return rejected(line, error)
-        for _ in range(RETRIES):
+        for attempt in range(RETRIES):
             uow = UnitOfWork(self.app)
+            position = self.position()
             try:
                 outcome = handle(uow, parsed)
-            except LedgerError as error:
-                return rejected(line, error)
+            except Exception as error:
+                # Another writer saved while this command read its aggregates: what it read may
+                # be torn (one aggregate before that save, another after), so read again.
+                if self.position() != position and attempt + 1 < RETRIES:
+                    self.retries += 1
+                    pause(attempt)
+                    continue
+                if isinstance(error, LedgerError):
+                    return rejected(line, error)
+                raise  # a fault of the ledger itself
             try:
                 self.app.save(*uow.pending())
             except IntegrityError:
+                self.retries += 1
+                pause(attempt)
                 continue  # another writer got there first: reload, re-check, retry
             return Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
         raise RuntimeError(f"line {line}: gave up after {RETRIES} concurrent conflicts")
@@ -100,21 +121,32 @@ class Ledger:
             yield from self._apply_batch(batch)
 
     def _apply_batch(self, batch: list[tuple[int, Any]]) -> list[Result]:
-        uow = UnitOfWork(self.app)
+        uow = UnitOfWork(self.app, optimistic=True)
         results = []
+        position = self.position()
         for number, command in batch:
             try:
                 outcome = handle(uow, parse_command(command))
                 uow.collect()
-            except LedgerError as error:
+            except Exception as error:
+                if self.position() != position:  # a read torn by another writer's save
+                    self.retries += 1
+                    return [self.apply(command, number) for number, command in batch]
+                if not isinstance(error, LedgerError):
+                    raise  # a fault of the ledger itself
                 results.append(rejected(number, error))
                 continue
             results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))
         try:
             self.app.save(*uow.pending())
         except IntegrityError:
+            self.retries += 1
             return [self.apply(command, number) for number, command in batch]
         return results
+
+    def position(self) -> int:
+        """The last notification id stored: it moves whenever any writer saves."""
+        return self.app.recorder.max_notification_id() or 0
 
     def party(self, party_id: str) -> Party:
         """The party's aggregate as it stands now."""

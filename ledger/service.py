@@ -7,6 +7,7 @@ aggregate until every check of a command has passed, so a refused command leaves
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -18,16 +19,18 @@ from ledger import commands as c
 from ledger.application import LedgerApp
 from ledger.command_log import CommandRecord
 from ledger.emts import TRADE_REASONS, retirement_reason, separation_reason
-from ledger.errors import InputError
+from ledger.errors import InputError, LedgerError
+from ledger.invalidation import BatchInvalidation
 from ledger.party import Party
-from ledger.rin import BlockKey, RinBlock, check_batch_unique, parse_code
+from ledger.rin import BatchId, BlockKey, RinBlock, check_batch_unique, parse_code
 from ledger.rules import s1426_generation as gen
 from ledger.rules import s1427_compliance as cmp
 from ledger.rules import s1427_retirement as ret
 from ledger.rules import s1428_rins as r1428
 from ledger.rules import s1429_separation as sep
+from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1450_registration as reg
-from ledger.rules.s1407_obligations import compute_rvo, validate_rvo
+from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
 
 
 @dataclass
@@ -47,10 +50,12 @@ class Outcome:
 class UnitOfWork:
     """The aggregates loaded and changed by the commands of one transaction."""
 
-    def __init__(self, app: LedgerApp) -> None:
+    def __init__(self, app: LedgerApp, *, optimistic: bool = False) -> None:
         self.app = app
+        self.optimistic = optimistic
         self.parties: dict[str, Party | None] = {}
         self.records: dict[str, CommandRecord] = {}
+        self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
         self.events: list[Any] = []
 
     def party(self, party_id: str) -> Party | None:
@@ -67,6 +72,36 @@ class UnitOfWork:
         assert party is not None
         return party
 
+    def invalidation(self, batch_id: BatchId) -> BatchInvalidation | None:
+        """The batch's invalidation record (§80.1431), or None if none of it was found invalid."""
+        if batch_id not in self.invalidations:
+            # Most batches have none: one indexed read answers that, without the repository's
+            # snapshot look-up, on every transfer and compliance retirement.
+            record_id = BatchInvalidation.create_id(batch_id)
+            found = self.app.recorder.select_events(record_id, limit=1)
+            self.invalidations[batch_id] = self.app.repository.get(record_id) if found else None
+        return self.invalidations[batch_id]
+
+    def invalid_in(self, block: RinBlock) -> int:
+        """How many of `block`'s gallon-RINs have been found invalid."""
+        record = self.invalidation(block.key.batch_id)
+        return record.invalid_in(block) if record is not None else 0
+
+    def history(self, party: Party) -> Iterator[Any]:
+        """The party's events, oldest first: those stored, then those this transaction holds."""
+        yield from self.app.repository.event_store.get(party.id)
+        yield from (event for event in self.events if event.originator_id == party.id)
+
+    def generated_block(self, batch_id: BatchId) -> RinBlock | None:
+        """The whole batch-RIN as generated (serials 1..N), or None if no such batch exists."""
+        party = self.party(batch_id.company)
+        if party is None or batch_id.batch not in party.batches_used.get(str(batch_id.vintage), []):
+            return None
+        for event in self.history(party):
+            if isinstance(event, Party.Generated) and event.rin.key.batch_id == batch_id:
+                return event.rin
+        return None
+
     def record_of(self, client_id: str) -> CommandRecord | None:
         if client_id in self.records:
             return self.records[client_id]
@@ -76,7 +111,11 @@ class UnitOfWork:
             return None
 
     def aggregates(self) -> list[Any]:
-        return [p for p in self.parties.values() if p is not None] + list(self.records.values())
+        return [
+            *(p for p in self.parties.values() if p is not None),
+            *(r for r in self.invalidations.values() if r is not None),
+            *self.records.values(),
+        ]
 
     def collect(self) -> None:
         """Move the events of the command just handled into the transaction, in command order.
@@ -99,17 +138,33 @@ def digest(command: c.Model) -> str:
 
 
 def handle(uow: UnitOfWork, command: Any) -> Outcome:
-    """Apply one validated command within `uow`; raise a `LedgerError` to refuse it."""
-    if command.id is not None:
+    """Apply one validated command within `uow`; raise a `LedgerError` to refuse it.
+
+    With `uow.optimistic`, a command id is looked up in the store only when the command is
+    refused: a new id is the common case, and an id already stored makes the save fail, after
+    which the caller applies the batch again one command at a time, looking every id up.
+    """
+    if command.id is not None and (command.id in uow.records or not uow.optimistic):
         seen = uow.record_of(command.id)
         if seen is not None:
-            if seen.digest != digest(command):
-                raise InputError("already used by a different command", "id")
-            return Outcome("duplicate")
-    rins = HANDLERS[type(command)](uow, command)
+            return repeated(seen, command)
+    try:
+        rins = HANDLERS[type(command)](uow, command)
+    except LedgerError:
+        seen = uow.record_of(command.id) if command.id is not None and uow.optimistic else None
+        if seen is None:
+            raise
+        return repeated(seen, command)
     if command.id is not None:
         uow.records[command.id] = CommandRecord.applied(command.id, digest(command))
     return Outcome("applied", rins, generated=isinstance(command, c.Generate))
+
+
+def repeated(seen: CommandRecord, command: Any) -> Outcome:
+    """A command whose id was applied before: a no-op if it is the same command."""
+    if seen.digest != digest(command):
+        raise InputError("already used by a different command", "id")
+    return Outcome("duplicate")
 
 
 def register_party(uow: UnitOfWork, cmd: c.RegisterParty) -> list[str]:
@@ -217,6 +272,8 @@ def transfer(uow: UnitOfWork, cmd: c.Transfer) -> list[str]:
     buyer = uow.registered(cmd.to, "to")
     r1428.check_not_self(cmd.from_, cmd.to)
     blocks = resolve(seller, cmd.rins, cmd.date)
+    for b in blocks:
+        inv.check_transferable(uow.invalid_in(b), b.code)
     count = sum(b.gallon_rins for b in blocks)
     if blocks[0].key.k == 1:
         r1428.check_assigned_transfer(count, cmd.volume)
@@ -294,6 +351,11 @@ def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
     if reason.word == "compliance":
         ret.check_retirer(cmd.party, party.roles)
     blocks = resolve(party, cmd.rins, cmd.date)
+    if reason.word in ret.YEAR_REASONS:  # §80.1431(b)(2): never for compliance
+        for b in blocks:
+            inv.check_usable(uow.invalid_in(b), b.code, reason.word)
+    if reason.word == "remedial_invalid":
+        check_replacement(uow, party, cmd, blocks)
     if reason.word == "compliance":
         assert cmd.compliance_year is not None
         for b in blocks:
@@ -306,6 +368,34 @@ def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
         category=cmd.category,
     )
     return []
+
+
+def check_replacement(uow: UnitOfWork, party: Party, cmd: c.Retire, blocks: list[RinBlock]) -> None:
+    """A remedial retirement (EMTS 110, §80.1474(b)) replaces invalid RINs the party retired for
+    `compliance_year`, no more than are not yet replaced, with RINs valid for that year and for
+    every RVO the invalid ones were applied to. Reads the party's retirements from its history."""
+    year = cmd.compliance_year
+    used = replaced = 0
+    categories: set[Category] = set()
+    for event in uow.history(party):
+        if not isinstance(event, Party.Retired) or year is None or event.compliance_year != year:
+            continue
+        if event.reason == "remedial_invalid":
+            replaced += sum(b.gallon_rins for b in event.rins)
+        elif event.reason == "compliance":
+            for b in event.rins:
+                if invalid := uow.invalid_in(b):
+                    used += invalid
+                    categories |= cmp.valid_for(b.key.d_code, event.category)
+    inv.check_replacement_needed(
+        cmd.party, year, used - replaced, sum(b.gallon_rins for b in blocks)
+    )
+    assert year is not None
+    for b in blocks:
+        cmp.check_compliance_retirement(b.key.k, b.key.vintage, b.key.d_code, year, cmd.category)
+        inv.check_replacement_d_code(
+            b.key.d_code, cmp.valid_for(b.key.d_code, cmd.category), categories
+        )
 
 
 def split(uow: UnitOfWork, cmd: c.Split) -> list[str]:
@@ -344,6 +434,26 @@ def report_obligation(uow: UnitOfWork, cmd: c.ReportObligation) -> list[str]:
     return []
 
 
+def invalidate(uow: UnitOfWork, cmd: c.Invalidate) -> list[str]:
+    """Record the regulator's finding that gallon-RINs S..E of a batch are invalid (§80.1431(a))."""
+    base, start, end = parse_code(cmd.rin, "rin")
+    batch_id = base.batch_id
+    record = uow.invalidation(batch_id)
+    generated = record.generated if record is not None else uow.generated_block(batch_id)
+    inv.check_generated(str(batch_id), generated, base, start, end)
+    assert generated is not None
+    block = RinBlock(generated.key, start, end)
+    inv.check_not_yet_invalid(
+        str(batch_id), record.invalid_in(block) if record is not None else 0, start, end
+    )
+    if record is None:
+        record = uow.invalidations[batch_id] = BatchInvalidation.open(generated)
+    record.record(
+        effective_date=cmd.date, client_id=cmd.id, rins=[block], reason=cmd.reason, note=cmd.note
+    )
+    return [block.code]
+
+
 HANDLERS: dict[type, Any] = {
     c.RegisterParty: register_party,
     c.Generate: generate,
@@ -353,4 +463,5 @@ HANDLERS: dict[type, Any] = {
     c.Retire: retire,
     c.Split: split,
     c.ReportObligation: report_obligation,
+    c.Invalidate: invalidate,
 }

@@ -17,6 +17,7 @@ from ledger.rules.s1407_obligations import Category
 from ledger.rules.s1427_compliance import CompliancePosition, Retirement, compliance_positions
 from projections.batch import Batch
 from projections.facts import Fact
+from projections.invalid import REPLACEMENT, invalid_retired
 from projections.schema import Table
 
 OBLIGATIONS = Table(
@@ -38,7 +39,8 @@ OBLIGATIONS = Table(
 )
 RETIREMENTS = Table(
     "compliance_retirements",
-    "Gallon-RINs retired for compliance (§80.1427(a)), one row per retired block.",
+    "Gallon-RINs retired for compliance (§80.1427(a)), or to replace invalid RINs retired for "
+    "compliance (EMTS 110, §80.1474(b)), one row per retired block.",
     {
         "notification_id": (int, "position of the retirement in the notification log"),
         "seq": (int, "index of the block within the event"),
@@ -75,6 +77,8 @@ POSITIONS = Table(
 )
 TABLES = (OBLIGATIONS, RETIREMENTS, POSITIONS)
 COLUMNS = list(POSITIONS.columns)
+#: retirements that count toward a year's RVOs: compliance, and replacements of invalid RINs
+APPLIED_REASONS = ("compliance", REPLACEMENT)
 
 
 def project(fact: Fact, batch: Batch) -> None:
@@ -87,7 +91,7 @@ def project(fact: Fact, batch: Batch) -> None:
             **{c.value: int(event.rvo.get(c.value, 0)) for c in Category},
         })
         batch.compliance_parties.add(fact.party)
-    elif fact.kind == "retired" and event.reason == "compliance":
+    elif fact.kind == "retired" and event.reason in APPLIED_REASONS:
         for seq, block in enumerate(fact.blocks):
             batch.add(RETIREMENTS.name, {
                 "notification_id": fact.notification_id, "seq": seq, "party": fact.party,
@@ -107,15 +111,21 @@ def positions(db: Database, party: str) -> list[CompliancePosition]:
         reports[row["year"]] = row  # the latest report for a year wins
     if not reports:
         return []
-    retired: dict[int, list[Retirement]] = defaultdict(list)
+    # §80.1431(b)(2): the gallon-RINs of a block found invalid, even after it was retired, are
+    # not applied.
+    invalid = invalid_retired(db, party)
+    sums: dict[tuple[int, int, int, str | None], int] = defaultdict(int)
     for row in db.query(
-        "SELECT compliance_year, d_code, vintage, category, SUM(gallon_rins) AS n "
-        "FROM compliance_retirements WHERE party = ? "
-        "GROUP BY compliance_year, d_code, vintage, category", [party],
+        "SELECT notification_id, seq, compliance_year, d_code, vintage, category, gallon_rins "
+        "FROM compliance_retirements WHERE party = ?", [party],
     ):
-        retired[row["compliance_year"]].append(
-            Retirement(row["d_code"], row["vintage"], row["n"], row["category"])
-        )
+        slot = (row["compliance_year"], row["d_code"], row["vintage"], row["category"])
+        sums[slot] += row["gallon_rins"] - invalid.get((row["notification_id"], row["seq"]), 0)
+    retired: dict[int, list[Retirement]] = defaultdict(list)
+    for (year, d_code, vintage, category), n in sorted(
+        sums.items(), key=lambda item: (item[0][:3], item[0][3] or "")
+    ):
+        retired[year].append(Retirement(d_code, vintage, n, category))
     first = min(reports)
     last = max([*reports, *retired])
     out: list[CompliancePosition] = []

@@ -15,15 +15,25 @@ from typing import Any
 
 from eventsourcing.persistence import IntegrityError, Tracking
 
+from ledger.invalidation import BatchInvalidation
 from ledger.ledger import Ledger
-from projections import compliance, holdings, journal, lineage, market, parties, quarterly
+from projections import (
+    compliance,
+    holdings,
+    invalid,
+    journal,
+    lineage,
+    market,
+    parties,
+    quarterly,
+)
 from projections.batch import Batch
 from projections.facts import COMMAND_TOPIC, Fact, kind_of
 from projections.tracking import ViewRecorder
 
 VIEWS_FILE = "views.sqlite"
 BATCH_SIZE = 1000
-VIEW_MODULES = (holdings, quarterly, compliance, lineage, journal, market)
+VIEW_MODULES = (holdings, quarterly, compliance, lineage, journal, market, invalid)
 TABLES = tuple(t for m in (parties, *VIEW_MODULES) for t in m.TABLES)
 SQL_VIEWS = (holdings.CURRENT_VIEW,)
 Progress = Callable[[int, int], None]
@@ -101,6 +111,9 @@ def follow(
 
 def apply_event(notification_id: int, event: Any, owners: dict[str, str], batch: Batch) -> None:
     """Add one domain event's rows to `batch` in every view."""
+    if isinstance(event, BatchInvalidation.Event | BatchInvalidation.Opened):
+        invalid.project_finding(notification_id, event, batch)
+        return
     kind = kind_of(event)
     if kind == "registered":
         owners[str(event.originator_id)] = event.party_id
@@ -114,10 +127,14 @@ def apply_event(notification_id: int, event: Any, owners: dict[str, str], batch:
 
 
 def finisher(batch: Batch) -> Callable[[Any], None] | None:
-    """Recompute the compliance positions of the parties this batch touched."""
-    if not batch.compliance_parties:
+    """Recompute the compliance positions of the parties this batch touched, including those
+    that retired for compliance RINs of a batch it found invalid (§80.1431(b)(2))."""
+    invalidated = invalid.invalidated_batches(batch)
+    if not batch.compliance_parties and not invalidated:
         return None
-    return lambda db: compliance.refresh(db, batch.compliance_parties)
+    return lambda db: compliance.refresh(
+        db, batch.compliance_parties | invalid.retirers(db, invalidated)
+    )
 
 
 def load_owners(recorder: ViewRecorder) -> dict[str, str]:

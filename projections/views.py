@@ -13,6 +13,7 @@ from ledger.ledger import Ledger
 from projections import (
     compliance,
     holdings,
+    invalid,
     invariants,
     journal,
     lineage,
@@ -78,3 +79,8 @@ class Views:
 
     def market(self, year: int | None = None) -> list[dict[str, Any]]:
         return self._ask(market.market, year)
+
+    def invalid(self, batch: str | None = None) -> list[dict[str, Any]]:
+        """Invalid RINs (§80.1431) per batch YYYYCCCCFFFFFBBBBB: who holds them, who retired them
+        for which year, and what each must still replace (§80.1474(b))."""
+        return self._ask(invalid.invalid, batch)

@@ -1,0 +1,81 @@
+"""The BatchInvalidation aggregate: the regulator's findings that gallon-RINs of one batch are
+invalid (§80.1431(a)), one `Invalidated` event per finding with the exact serial ranges.
+
+One aggregate per batch identity (§80.1425(e)), so a batch can be invalidated in several parts
+and a second finding over an already-invalid serial is refused by the service. The gallon-RINs
+are invalid whatever their K: the ranges name serials of the batch, not a holder's block.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.domain import Aggregate
+
+from ledger.ranges import SerialSet
+from ledger.rin import BatchId, RinBlock
+
+INVALIDATION_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/invalidation")
+
+
+class BatchInvalidation(Aggregate):
+    """Which gallon-RINs of one generated batch have been found invalid, and why (§80.1431)."""
+
+    TOPIC = "rin_ledger:BatchInvalidation"
+
+    @staticmethod
+    def create_id(batch_id: BatchId) -> UUID:
+        """Deterministic id: uuid5 of the batch identity YYYYCCCCFFFFFBBBBB."""
+        return uuid5(INVALIDATION_NAMESPACE, str(batch_id))
+
+    class Event(Aggregate.Event):
+        TOPIC = "rin_ledger:BatchInvalidation.Event"
+
+    class Created(Event, Aggregate.Created):
+        """The library's base creation event; invalidations are created by `Opened`."""
+
+        TOPIC = "rin_ledger:BatchInvalidation.Created"
+
+    class Opened(Aggregate.Created):
+        """The first finding against a batch opened its record; `generated` is the whole batch."""
+
+        TOPIC = "rin_ledger:BatchInvalidation.Opened"
+        batch: str
+        generated: RinBlock
+
+    class Invalidated(Event):
+        """Gallon-RINs of the batch found invalid for `reason` (a §80.1431(a) cause)."""
+
+        TOPIC = "rin_ledger:BatchInvalidation.Invalidated"
+        effective_date: date
+        client_id: str | None
+        rins: list[RinBlock]
+        reason: str
+        note: str | None
+
+        def apply(self, record: BatchInvalidation) -> None:
+            record.invalid = record.invalid.union(
+                SerialSet.of((block.start, block.end) for block in self.rins)
+            )
+
+    def __init__(self, batch: str, generated: RinBlock) -> None:
+        self.batch = batch
+        self.generated = generated
+        self.invalid = SerialSet()
+
+    @classmethod
+    def open(cls, generated: RinBlock) -> BatchInvalidation:
+        """A new, empty record for the batch `generated` names."""
+        batch_id = generated.key.batch_id
+        return cls._create(
+            cls.Opened, id=cls.create_id(batch_id), batch=str(batch_id), generated=generated
+        )
+
+    def invalid_in(self, block: RinBlock) -> int:
+        """How many of `block`'s gallon-RINs are invalid."""
+        return len(self.invalid.intersection(SerialSet(((block.start, block.end),))))
+
+    def record(self, **fields: object) -> None:
+        """Record one finding; the caller has already checked every rule that applies."""
+        self.trigger_event(self.Invalidated, **fields)

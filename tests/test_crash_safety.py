@@ -1,0 +1,266 @@
+"""Crash safety: `rin apply` and `rin project` are SIGKILLed at many random (seeded) points over
+a simulated market file, and restarted until a run completes.
+
+Each apply kill point is a target line drawn at random over the file plus a random moment: the
+kill comes that long after the run reports the target line (so it lands inside a later batch,
+or just after a commit), or, when the target was already passed, that long after the start
+(startup, the scan of lines already applied, the first batch). A kill may lose the uncommitted
+batch, which the restart applies again; what must never happen is a partial command or a
+duplicate. Afterwards the stored events equal, one for one and in order, those of a clean run
+on a fresh store (timestamps and hash chains aside, which hold the recorded time); there is one
+command record per applied id; the holdings equal the clean run's; the read models, built by
+`rin project` runs killed at random points in between, equal a from-scratch rebuild; and
+`rin verify` exits 0. RIN_CRASH_POINTS (default 24 apply kills, plus a third as many project
+kills) and RIN_CRASH_LINES (default 2,000) make a larger run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from random import Random
+from typing import Any
+
+import orjson
+
+from ledger import Ledger
+from ledger.cli import load_simulator
+from projections import rebuild
+from projections.invariants import dump
+
+POINTS = int(os.environ.get("RIN_CRASH_POINTS", "24"))
+LINES = int(os.environ.get("RIN_CRASH_LINES", "2000"))
+SEED = 20240
+RIN = [sys.executable, "-c", "from ledger.cli import main; main()"]
+RECORD_TOPIC = "rin_ledger:CommandRecord.Applied"
+VOLATILE = ("timestamp", "chain")  # the recorded time, and the hash chain that covers it
+
+
+class Run:
+    """One `rin` subprocess; with --json output, a thread notes the last line number reported."""
+
+    def __init__(self, data: Path, *args: str) -> None:
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(
+            [*RIN, "--data", str(data), *args], stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.last_line = 0
+        self.reached = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for raw in self.process.stdout:
+            if raw.startswith(b"{"):
+                with self.reached:
+                    self.last_line = orjson.loads(raw)["line"]
+                    self.reached.notify_all()
+        with self.reached:
+            self.reached.notify_all()
+
+    def wait_for_line(self, line: int, timeout: float = 60) -> None:
+        """Block until the run reports `line` (or a later one) applied, or ends."""
+        with self.reached:
+            self.reached.wait_for(
+                lambda: self.last_line >= line or self.process.poll() is not None, timeout
+            )
+
+    def kill(self) -> bool:
+        """SIGKILL the run; True if it was still running (it did not finish first)."""
+        running = self.process.poll() is None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self.reader.join(timeout=10)
+        return running and self.process.returncode == -signal.SIGKILL
+
+    def finish(self) -> int:
+        code = self.process.wait(timeout=600)
+        self.reader.join(timeout=10)
+        return code
+
+
+def market(path: Path) -> list[dict[str, Any]]:
+    """The simulated market, each line with a command id (added where the simulator gave none)."""
+    lines = [{"id": f"line-{n}", **line} for n, line in
+             enumerate(load_simulator().generate_market(LINES, SEED), start=1)]
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return lines
+
+
+def read_only(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+
+
+def records(data: Path) -> int:
+    """Command records stored: every line has an id, so this is the number of lines applied."""
+    if not (data / "events.sqlite").exists():
+        return 0
+    with read_only(data / "events.sqlite") as db:
+        try:
+            return db.execute("SELECT COUNT(*) FROM stored_events WHERE topic = ?",
+                              (RECORD_TOPIC,)).fetchone()[0]
+        except sqlite3.OperationalError:  # killed before the tables were created
+            return 0
+
+
+def tracked(data: Path) -> int:
+    """The read models' tracked notification id (0 before the first batch)."""
+    try:
+        with read_only(data / "views.sqlite") as db:
+            row = db.execute("SELECT MAX(notification_id) FROM tracking").fetchone()
+    except sqlite3.Error:
+        return 0
+    return row[0] or 0
+
+
+def events(data: Path) -> list[tuple[Any, ...]]:
+    """Every stored event in notification order, without its recorded time and chain."""
+    with read_only(data / "events.sqlite") as db:
+        rows = db.execute("SELECT rowid, originator_id, originator_version, topic, state "
+                          "FROM stored_events ORDER BY rowid").fetchall()
+    out = []
+    for rowid, originator, version, topic, state in rows:
+        body = {k: v for k, v in json.loads(state).items() if k not in VOLATILE}
+        out.append((rowid, originator, version, topic, json.dumps(body, sort_keys=True)))
+    return out
+
+
+def positions(data: Path, parties: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Every party's holdings from its aggregate, and its blocks with their codes."""
+    with Ledger(data) as ledger:
+        return {p: ledger.holdings(p) + ledger.blocks(p) for p in parties}
+
+
+@dataclass
+class Tally:
+    """What the kill points did."""
+
+    apply_kills: int = 0
+    apply_partial: int = 0  # killed while running, after committing some lines, before the end
+    project_kills: int = 0
+    project_partial: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+BATCH = 200  # lines a `rin apply` transaction (Ledger.apply_many's default)
+PROJECT_BATCH = "10"  # events a `rin project` transaction: many commits to land between
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The clean runs' seconds: `rin apply` to its first commit (start-up and one batch) and in
+    all, `rin project` to its first commit and in all; and how many events were stored."""
+
+    first_commit: float
+    apply: float
+    project_first_commit: float
+    project: float
+    events: int
+
+    @property
+    def batch(self) -> float:
+        """Seconds to apply one batch of new lines."""
+        return (self.apply - self.first_commit) * BATCH / (LINES - BATCH)
+
+
+def kill_apply(data: Path, file: Path, total: int, target: int, rng: Random, timing: Timing,
+               tally: Tally) -> None:
+    """One apply kill point: a random moment up to a first commit's time after the run reports
+    `target`; or, if `target` was applied already, a random moment after the start, up to
+    start-up, the scan of the lines already applied (at most half their apply time) and a batch."""
+    before = records(data)
+    run = Run(data, "apply", str(file), "--json", "--quiet")
+    if target > before:
+        run.wait_for_line(target)
+        time.sleep(rng.uniform(0, timing.batch))
+    else:
+        rescan = 0.5 * (timing.apply - timing.first_commit) * before / total
+        time.sleep(rng.uniform(0, timing.first_commit + rescan))
+    was_running = run.kill()
+    after = records(data)
+    tally.apply_kills += 1
+    tally.apply_partial += was_running and before < after < total
+    tally.notes.append(f"apply {before}→{after}{'' if was_running else ' (finished)'}")
+
+
+def kill_project(data: Path, rng: Random, timing: Timing, tally: Tally) -> None:
+    """One project kill point: a random moment up to start-up and the time its events left to
+    project took the clean run."""
+    before = tracked(data)
+    with read_only(data / "events.sqlite") as db:
+        stored = db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0]
+    left = (timing.project - timing.project_first_commit) * (stored - before) / timing.events
+    run = Run(data, "project", "--quiet", "--batch-size", PROJECT_BATCH)
+    time.sleep(rng.uniform(0.8 * timing.project_first_commit, timing.project_first_commit + left))
+    was_running = run.kill()
+    after = tracked(data)
+    tally.project_kills += 1
+    tally.project_partial += was_running and before < after
+    tally.notes.append(f"project {before}→{after}{'' if was_running else ' (finished)'}")
+
+
+def test_killed_apply_and_project_runs_resume_exactly_once(tmp_path: Path) -> None:
+    rng = Random(SEED)
+    file = tmp_path / "market.jsonl"
+    lines = market(file)
+    total = len(lines)
+    parties = [line["party"] for line in lines if line["type"] == "register_party"]
+
+    # The clean reference run, on a fresh store, timed: the kill points are drawn against it.
+    reference = tmp_path / "reference"
+    run = Run(reference, "apply", str(file), "--json", "--quiet")
+    run.wait_for_line(1)
+    first_commit = time.monotonic() - run.started
+    assert run.finish() == 0
+    applied = time.monotonic() - run.started
+    run = Run(reference, "project", "--quiet", "--batch-size", PROJECT_BATCH)
+    while not tracked(reference) and run.process.poll() is None:
+        time.sleep(0.002)
+    project_first_commit = time.monotonic() - run.started
+    assert run.finish() == 0
+    timing = Timing(first_commit, applied, project_first_commit,
+                    time.monotonic() - run.started, len(events(reference)))
+    assert records(reference) == total  # the simulator's lines are all valid: every id applied
+
+    # The kill points: sorted target lines over the file, each with a random moment.
+    crashed = tmp_path / "crashed"
+    tally = Tally()
+    targets = sorted(rng.randint(1, total) for _ in range(POINTS))
+    project_every = 3
+    for number, target in enumerate(targets):
+        kill_apply(crashed, file, total, target, rng, timing, tally)
+        if number % project_every == project_every - 1:
+            kill_project(crashed, rng, timing, tally)
+    assert Run(crashed, "apply", str(file), "--json", "--quiet").finish() == 0
+    for _ in range(2):
+        kill_project(crashed, rng, timing, tally)
+    subprocess.run([*RIN, "--data", str(crashed), "project", "--quiet"], check=True)
+    print(f"\n{LINES:,} lines; {tally.apply_kills} apply kill points "
+          f"({tally.apply_partial} mid-run with partial progress), {tally.project_kills} project "
+          f"kill points ({tally.project_partial} mid-run): " + ", ".join(tally.notes))
+
+    # Every command exactly once: the same events, one for one, as the clean run.
+    assert records(crashed) == total
+    assert events(crashed) == events(reference)
+    assert positions(crashed, parties) == positions(reference, parties)
+    # The read models built across the killed `rin project` runs equal a from-scratch rebuild.
+    with Ledger(crashed) as ledger, tempfile.TemporaryDirectory() as folder:
+        rebuild(ledger, Path(folder) / "views.sqlite")
+        assert dump(crashed / "views.sqlite") == dump(Path(folder) / "views.sqlite")
+    verified = subprocess.run([*RIN, "--data", str(crashed), "verify"], capture_output=True,
+                              text=True)
+    assert verified.returncode == 0, verified.stdout
+    # The kills did land mid-run: killed processes had committed part of the file.
+    assert tally.apply_partial >= min(5, POINTS // 4), tally.notes
+    assert tally.project_partial >= 2, tally.notes
