@@ -6,6 +6,7 @@ import csv
 import io
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
@@ -15,6 +16,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from ledger.ledger import Ledger, Result
@@ -79,22 +81,43 @@ def apply_lines(ledger: Ledger, files: list[str], quiet: bool, as_json: bool) ->
         return 2
     counts = {"applied": 0, "duplicate": 0, "rejected": 0}
     numbered: list[int] = []
+    size = sum(input_size(name) for name in files)
 
-    def commands() -> Iterator[bytes]:
-        for number, raw in read_lines(streams):
-            numbered.append(number)
-            yield raw
+    with progress_bar("applying", quiet) as bar:
+        task = bar.add_task("apply", total=size or None, rate="")
+        started = time.monotonic()
 
-    for index, result in enumerate(ledger.apply_many(commands())):
-        result.line = numbered[index]
-        counts[result.status] += 1
-        report(result, as_json)
+        def commands() -> Iterator[bytes]:
+            for number, raw in read_lines(streams):
+                numbered.append(number)
+                bar.advance(task, len(raw))
+                yield raw
+
+        for index, result in enumerate(ledger.apply_many(commands())):
+            result.line = numbered[index]
+            counts[result.status] += 1
+            report(result, as_json)
+            if index % 1000 == 0:
+                rate = (index + 1) / max(time.monotonic() - started, 1e-6)
+                bar.update(task, rate=f"{index + 1:,} lines, {rate:,.0f} lines/s")
     if not quiet:
         err.print(
             f"{counts['applied']:,} applied, {counts['duplicate']:,} duplicate, "
             f"{counts['rejected']:,} rejected"
         )
     return 1 if counts["rejected"] else 0
+
+
+def input_size(name: str) -> int:
+    """Bytes in a named file (0 for stdin: its progress has no total)."""
+    return 0 if name == "-" else Path(name).stat().st_size
+
+
+def progress_bar(label: str, quiet: bool) -> Progress:
+    """A progress bar on stderr with a rate column (`rate` field); `--quiet` silences it."""
+    columns = (TextColumn(label), BarColumn(), TaskProgressColumn(),
+               TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
+    return Progress(*columns, console=err, disable=quiet)
 
 
 def report(result: Result, as_json: bool) -> None:

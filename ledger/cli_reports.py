@@ -12,17 +12,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeRemainingColumn,
-)
 
 from ledger.chain import chain_head, verify_chain
-from ledger.cli import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger
+from ledger.cli import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger, progress_bar
 from projections import VIEWS_FILE, Views
 from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
 from projections.invalid import COLUMNS as INVALID_COLUMNS
@@ -122,9 +114,7 @@ def project(
     = 1000,
 ) -> None:
     """Bring the read models up to date from the notification log, with a progress bar."""
-    columns = (TextColumn("projecting"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-               TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
-    with open_views() as views, Progress(*columns, console=err, disable=quiet) as bar:
+    with open_views() as views, progress_bar("projecting", quiet) as bar:
         task = bar.add_task("project", total=None, rate="")
         start, started = 0 if rebuild else views.position(), time.monotonic()
 
@@ -153,8 +143,11 @@ def verify(
             typer.echo(json.dumps(chain_head(ledger.app)))
         return
     exported = json.loads(against.read_text(encoding="utf-8")) if against else None
-    with open_views() as views:  # replay only history whose chains hold: tampered bytes may not
-        problems = verify_chain(views.ledger.app, exported) or views.verify()  # even decode
+    with open_views() as views, err.status("checking the hash chains") as status:
+        problems = verify_chain(views.ledger.app, exported)
+        if not problems:  # replay only history whose chains hold: tampered bytes may not decode
+            status.update("replaying every event and rebuilding the views to compare")
+            problems = views.verify()
     for problem in problems:
         typer.echo(problem)
     if problems:
