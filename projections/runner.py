@@ -47,6 +47,8 @@ def views_path(ledger: Ledger) -> Path:
 
 
 def open_views(path: str | os.PathLike[str]) -> ViewRecorder:
+    """The read-model file (its folder made if need be: a PostgreSQL ledger has no data folder)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     return ViewRecorder(path, TABLES, SQL_VIEWS)
 
 

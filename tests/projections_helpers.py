@@ -9,9 +9,7 @@ import orjson
 
 from ledger import Ledger
 
-SAMPLE = Path("/work/shared/examples/sample.jsonl")
-if not SAMPLE.exists():  # pragma: no cover - the repo's own copy, if there is one
-    SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample.jsonl"
+SAMPLE = Path(__file__).parent / "data" / "sample.jsonl"  # a copy of shared/examples
 
 
 def sample_commands() -> list[dict[str, Any]]:
