@@ -11,7 +11,7 @@ from dataclasses import field as default
 from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, InternalError
 
 from ledger.application import LedgerApp
 from ledger.commands import parse_command
@@ -27,6 +27,19 @@ def pause(attempt: int) -> None:
     """Wait a random moment, longer after each conflict, so that contending writers spread out
     instead of colliding again in lock step (at most 50 ms)."""
     time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+
+
+def open_app(env: dict[str, Any]) -> LedgerApp:
+    """The application on its store. PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of the
+    library's table set-up run by two processes at once ("tuple concurrently updated"): retry."""
+    for attempt in range(RETRIES - 1):
+        try:
+            return LedgerApp(env=env)
+        except InternalError as error:
+            if "concurrently updated" not in str(error):
+                raise
+            pause(attempt)
+    return LedgerApp(env=env)
 
 
 @dataclass
@@ -60,8 +73,9 @@ class Ledger:
         self, data: str | os.PathLike[str] | None = None, *, store: str | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
-        self.app = LedgerApp(env={**store_env(data, store), **(env or {})})
-        #: saves refused because another writer changed an aggregate first (then retried)
+        self.app = open_app({**store_env(data, store), **(env or {})})
+        #: conflicts met and retried: saves refused by the store's version check (another
+        #: writer first, or a batch with an id already applied) and reads torn by another writer
         self.retries = 0
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import queue
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +45,8 @@ def code(k: int, batch: int, size: int = BLOCK) -> str:
     return f"{k}2024{PRODUCER}10011{batch:05d}106{1:08d}{size:08d}"
 
 
-def party(number: str, name: str, roles: list[str], facilities: list[str] = ()) -> dict:
+def party(number: str, name: str, roles: list[str],
+          facilities: tuple[str, ...] = ()) -> dict[str, Any]:
     return {"type": "register_party", "id": f"reg-{number}", "party": number, "name": name,
             "roles": roles, "facilities": list(facilities)}
 
@@ -108,7 +110,7 @@ def plan() -> Plan:
         [transfer(f"same-{b}", HOLDER, BUYERS[0], {"code": code(2, b)}, None) for b in same_id]
         for _ in range(WRITERS)]))
     setup = [
-        party(PRODUCER, "Producer", ["producer"], ["10011"]),
+        party(PRODUCER, "Producer", ["producer"], ("10011",)),
         party(HOLDER, "Holder", ["blender"]), party(SELLER, "Seller", ["blender"]),
         *(party(b, f"Buyer {b}", ["blender"]) for b in BUYERS),
     ]
@@ -159,7 +161,13 @@ def run_writers(store: Store, rounds: list[tuple[str, list[list[dict[str, Any]]]
     ]
     for process in processes:
         process.start()
-    reports = [out.get(timeout=300) for _ in processes]
+    reports = []
+    while len(reports) < WRITERS:
+        try:
+            reports.append(out.get(timeout=1))
+        except queue.Empty:
+            crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
+            assert not crashed, f"a writer process failed: exit codes {crashed}"
     for process in processes:
         process.join(timeout=60)
         assert process.exitcode == 0

@@ -55,6 +55,7 @@ class Run:
             stderr=subprocess.DEVNULL,
         )
         self.last_line = 0
+        self.rejected: list[dict[str, Any]] = []
         self.reached = threading.Condition()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -63,9 +64,12 @@ class Run:
         assert self.process.stdout is not None
         for raw in self.process.stdout:
             if raw.startswith(b"{"):
+                result = orjson.loads(raw)
                 with self.reached:
-                    self.last_line = orjson.loads(raw)["line"]
+                    self.last_line = result["line"]
                     self.reached.notify_all()
+                if result["status"] == "rejected":
+                    self.rejected.append(result)
         with self.reached:
             self.reached.notify_all()
 
@@ -195,14 +199,21 @@ def kill_apply(data: Path, file: Path, total: int, target: int, rng: Random, tim
 
 
 def kill_project(data: Path, rng: Random, timing: Timing, tally: Tally) -> None:
-    """One project kill point: a random moment up to start-up and the time its events left to
-    project took the clean run."""
+    """One project kill point: by the clock, a random moment up to start-up and the time its
+    events left to project took the clean run; or, every other time, a random moment up to a
+    few batches after the views reach a random notification still to project."""
     before = tracked(data)
     with read_only(data / "events.sqlite") as db:
         stored = db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0]
     left = (timing.project - timing.project_first_commit) * (stored - before) / timing.events
     run = Run(data, "project", "--quiet", "--batch-size", PROJECT_BATCH)
-    time.sleep(rng.uniform(0.8 * timing.project_first_commit, timing.project_first_commit + left))
+    if rng.random() < 0.5 and stored > before:
+        target = rng.randint(before + 1, stored)
+        while tracked(data) < target and run.process.poll() is None:
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0, 0.05))
+    else:
+        time.sleep(rng.uniform(0, timing.project_first_commit + left))
     was_running = run.kill()
     after = tracked(data)
     tally.project_kills += 1
@@ -242,7 +253,8 @@ def test_killed_apply_and_project_runs_resume_exactly_once(tmp_path: Path) -> No
         kill_apply(crashed, file, total, target, rng, timing, tally)
         if number % project_every == project_every - 1:
             kill_project(crashed, rng, timing, tally)
-    assert Run(crashed, "apply", str(file), "--json", "--quiet").finish() == 0
+    last = Run(crashed, "apply", str(file), "--json", "--quiet")
+    assert last.finish() == 0, last.rejected[:3]
     for _ in range(2):
         kill_project(crashed, rng, timing, tally)
     subprocess.run([*RIN, "--data", str(crashed), "project", "--quiet"], check=True)
@@ -262,5 +274,5 @@ def test_killed_apply_and_project_runs_resume_exactly_once(tmp_path: Path) -> No
                               text=True)
     assert verified.returncode == 0, verified.stdout
     # The kills did land mid-run: killed processes had committed part of the file.
-    assert tally.apply_partial >= min(5, POINTS // 4), tally.notes
+    assert tally.apply_partial >= min(4, POINTS // 6), tally.notes
     assert tally.project_partial >= 2, tally.notes
