@@ -9,9 +9,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from dataclasses import field as default
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import IntegrityError, InternalError
+from eventsourcing.persistence import IntegrityError, InternalError, Recording
 
 from ledger.application import LedgerApp
 from ledger.commands import parse_command
@@ -21,6 +22,7 @@ from ledger.persistence import store_env
 from ledger.service import UnitOfWork, handle
 
 RETRIES = 30
+CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
 
 
 def pause(attempt: int) -> None:
@@ -77,6 +79,36 @@ class Ledger:
         #: conflicts met and retried: saves refused by the store's version check (another
         #: writer first, or a batch with an id already applied) and reads torn by another writer
         self.retries = 0
+        #: aggregates as this ledger last saved them, valid while the store's last notification
+        #: id is `_cached_at` (nobody else has written since): no reload between commands
+        self._cache: dict[UUID, Any] = {}
+        self._cached_at: int | None = None
+
+    def _cache_for(self, position: int) -> dict[UUID, Any]:
+        """The in-memory aggregates, emptied if anything was stored since they were saved."""
+        if position != self._cached_at:
+            self._forget()
+            self._cached_at = position
+        return self._cache
+
+    def _forget(self) -> None:
+        """Drop the in-memory aggregates: a command or save failed, or another writer saved."""
+        self._cache.clear()
+        self._cached_at = None
+
+    def _saved(self, uow: UnitOfWork, recordings: list[Recording], position: int) -> None:
+        """Keep the saved aggregates in memory if this save came straight after `position`."""
+        if not recordings:
+            return
+        ids = [recording.notification.id for recording in recordings]
+        if ids != list(range(position + 1, position + 1 + len(ids))):
+            self._forget()  # another writer's events are interleaved: reload from the store
+            return
+        if len(self._cache) > CACHE_SIZE:
+            self._cache.clear()
+        for aggregate in uow.aggregates():
+            self._cache[aggregate.id] = aggregate
+        self._cached_at = ids[-1]
 
     def close(self) -> None:
         self.app.close()
@@ -94,11 +126,12 @@ class Ledger:
         except LedgerError as error:
             return rejected(line, error)
         for attempt in range(RETRIES):
-            uow = UnitOfWork(self.app)
             position = self.position()
+            uow = UnitOfWork(self.app, cache=self._cache_for(position))
             try:
                 outcome = handle(uow, parsed)
             except Exception as error:
+                self._forget()
                 # Another writer saved while this command read its aggregates: what it read may
                 # be torn (one aggregate before that save, another after), so read again.
                 if self.position() != position and attempt + 1 < RETRIES:
@@ -109,11 +142,13 @@ class Ledger:
                     return rejected(line, error)
                 raise  # a fault of the ledger itself
             try:
-                self.app.save(*uow.pending())
+                recordings = self.app.save(*uow.pending())
             except IntegrityError:
+                self._forget()
                 self.retries += 1
                 pause(attempt)
                 continue  # another writer got there first: reload, re-check, retry
+            self._saved(uow, recordings, position)
             return Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
         raise RuntimeError(f"line {line}: gave up after {RETRIES} concurrent conflicts")
 
@@ -135,15 +170,18 @@ class Ledger:
             yield from self._apply_batch(batch)
 
     def _apply_batch(self, batch: list[tuple[int, Any]]) -> list[Result]:
-        uow = UnitOfWork(self.app, optimistic=True)
-        results = []
         position = self.position()
+        uow = UnitOfWork(self.app, optimistic=True, cache=self._cache_for(position))
+        results = []
         for number, command in batch:
             try:
                 outcome = handle(uow, parse_command(command))
                 uow.collect()
             except Exception as error:
+                if not isinstance(error, LedgerError):
+                    self._forget()
                 if self.position() != position:  # a read torn by another writer's save
+                    self._forget()
                     self.retries += 1
                     return [self.apply(command, number) for number, command in batch]
                 if not isinstance(error, LedgerError):
@@ -152,10 +190,12 @@ class Ledger:
                 continue
             results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))
         try:
-            self.app.save(*uow.pending())
+            recordings = self.app.save(*uow.pending())
         except IntegrityError:
+            self._forget()
             self.retries += 1
             return [self.apply(command, number) for number, command in batch]
+        self._saved(uow, recordings, position)
         return results
 
     def position(self) -> int:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 
@@ -50,9 +51,12 @@ class Outcome:
 class UnitOfWork:
     """The aggregates loaded and changed by the commands of one transaction."""
 
-    def __init__(self, app: LedgerApp, *, optimistic: bool = False) -> None:
+    def __init__(
+        self, app: LedgerApp, *, optimistic: bool = False, cache: dict[UUID, Any] | None = None
+    ) -> None:
         self.app = app
         self.optimistic = optimistic
+        self.cache = cache if cache is not None else {}
         self.parties: dict[str, Party | None] = {}
         self.records: dict[str, CommandRecord] = {}
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
@@ -61,10 +65,19 @@ class UnitOfWork:
     def party(self, party_id: str) -> Party | None:
         if party_id not in self.parties:
             try:
-                self.parties[party_id] = self.app.repository.get(Party.create_id(party_id))
+                self.parties[party_id] = self.load(Party.create_id(party_id))
             except AggregateNotFoundError:
                 self.parties[party_id] = None
         return self.parties[party_id]
+
+    def load(self, aggregate_id: UUID) -> Any:
+        """An aggregate as last saved: the ledger's in-memory copy if it has one, else the store's.
+
+        The ledger hands over a cache only while nothing but its own saves has been stored since
+        it was filled, and drops it after any failed command or save.
+        """
+        cached = self.cache.get(aggregate_id)
+        return cached if cached is not None else self.app.repository.get(aggregate_id)
 
     def registered(self, party_id: str, field_name: str) -> Party:
         party = self.party(party_id)
@@ -79,7 +92,7 @@ class UnitOfWork:
             # snapshot look-up, on every transfer and compliance retirement.
             record_id = BatchInvalidation.create_id(batch_id)
             found = self.app.recorder.select_events(record_id, limit=1)
-            self.invalidations[batch_id] = self.app.repository.get(record_id) if found else None
+            self.invalidations[batch_id] = self.load(record_id) if found else None
         return self.invalidations[batch_id]
 
     def invalid_in(self, block: RinBlock) -> int:

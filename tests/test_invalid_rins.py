@@ -263,3 +263,19 @@ def test_invalidate_is_idempotent_and_batched(tmp_path: Path, ledger: Ledger) ->
     ]))
     assert [r.status for r in results] == ["applied", "applied"]
     assert [r["outstanding"] for r in Views(ledger).invalid()] == [0, 0, 0]
+
+
+def test_a_finding_stored_by_another_writer_is_seen_at_once(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    """A ledger's in-memory aggregates are dropped as soon as another writer stores anything,
+    so a retirement never relies on a stale record of what was found invalid."""
+    first_half = BAD[:22] + "00000001" + "00050000"
+    ok(ledger, **invalidate(first_half))  # the BatchInvalidation is now in `ledger`'s memory
+    with Ledger(tmp_path) as regulator:
+        ok(regulator, **invalidate(BAD[:22] + "00050001" + "00100000"))
+    # A holds serials 50,001-60,000 of CG001, invalid since the regulator's second finding
+    refused(ledger, retire(A, "compliance", d4(10_000, batch="CG001"), compliance_year=2024),
+            "INVALID-USE", "§80.1431(b)(2)", "rins",
+            "10,000 gallon-RINs of 22024100110001CG0011540005000100060000 are invalid and "
+            "cannot be retired for compliance; retire them as invalid_rin")
