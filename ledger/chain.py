@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
+import orjson
 from eventsourcing.application import Application
 from eventsourcing.domain import CanSnapshotAggregate, DomainEventProtocol
 from eventsourcing.persistence import (
@@ -35,8 +36,10 @@ PAGE = 1_000
 
 
 def canonical(value: Any) -> bytes:
-    """One byte string per JSON value: sorted keys, no whitespace, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """One byte string per JSON value: sorted keys, no whitespace, UTF-8 (orjson's output is
+    byte-identical to `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`
+    for the JSON the transcoder writes, and several times faster)."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def link(previous: str, originator_id: UUID | str, version: int, topic: str,
@@ -64,7 +67,7 @@ class ChainMapper(Mapper[UUID]):
         stored = super().to_stored_event(domain_event)
         if isinstance(domain_event, CanSnapshotAggregate):
             return stored
-        state = json.loads(stored.state)
+        state = orjson.loads(stored.state)
         version = stored.originator_version
         chain = link(self._previous(stored.originator_id, version), stored.originator_id,
                      version, stored.topic, state)
@@ -72,7 +75,7 @@ class ChainMapper(Mapper[UUID]):
         self._remember((str(stored.originator_id), version), chain)
         return StoredEvent(
             originator_id=stored.originator_id, originator_version=version, topic=stored.topic,
-            state=json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode(),
+            state=orjson.dumps(state),
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:

@@ -142,7 +142,7 @@ class Ledger:
                     return rejected(line, error)
                 raise  # a fault of the ledger itself
             try:
-                recordings = self.app.save(*uow.pending())
+                recordings = uow.save()
             except IntegrityError:
                 self._forget()
                 self.retries += 1
@@ -190,7 +190,7 @@ class Ledger:
                 continue
             results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))
         try:
-            recordings = self.app.save(*uow.pending())
+            recordings = uow.save()
         except IntegrityError:
             self._forget()
             self.retries += 1

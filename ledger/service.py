@@ -15,6 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import Recording
 
 from ledger import commands as c
 from ledger.application import LedgerApp
@@ -46,6 +47,9 @@ class Outcome:
     def rin(self) -> str | None:
         """The generated batch-RIN's code (the first, when one batch yields several D codes)."""
         return self.rins[0] if self.generated and self.rins else None
+
+
+ABSENT = object()  # in the cache: "no such aggregate was stored", as of the cache's position
 
 
 class UnitOfWork:
@@ -89,10 +93,15 @@ class UnitOfWork:
         """The batch's invalidation record (§80.1431), or None if none of it was found invalid."""
         if batch_id not in self.invalidations:
             # Most batches have none: one indexed read answers that, without the repository's
-            # snapshot look-up, on every transfer and compliance retirement.
+            # snapshot look-up, on every transfer and compliance retirement; the answer is kept
+            # with the ledger's in-memory aggregates (and dropped with them).
             record_id = BatchInvalidation.create_id(batch_id)
-            found = self.app.recorder.select_events(record_id, limit=1)
-            self.invalidations[batch_id] = self.load(record_id) if found else None
+            cached = self.cache.get(record_id)
+            if cached is None and not self.app.recorder.select_events(record_id, limit=1):
+                self.cache[record_id] = cached = ABSENT
+            self.invalidations[batch_id] = (
+                None if cached is ABSENT else cached if cached is not None else self.load(record_id)
+            )
         return self.invalidations[batch_id]
 
     def invalid_in(self, block: RinBlock) -> int:
@@ -138,12 +147,13 @@ class UnitOfWork:
         always precedes its transfer for everyone who follows the log.
         """
         for aggregate in self.aggregates():
-            self.events.extend(aggregate.collect_events())
+            if aggregate.pending_events:
+                self.events.extend(aggregate.collect_events())
 
-    def pending(self) -> list[Any]:
-        """The events in command order, then the aggregates (for snapshot bookkeeping)."""
+    def save(self) -> list[Recording]:
+        """Store every event of the transaction, in command order, atomically."""
         self.collect()
-        return [*self.events, *self.aggregates()]
+        return self.app.save_in_order(self.events, self.aggregates())
 
 
 def digest(command: c.Model) -> str:

@@ -151,14 +151,14 @@ def test_a_transfer_saves_seller_and_buyer_in_one_transaction(ledger: Ledger) ->
 def test_events_round_trip_through_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with Ledger(tmp_path) as book:
         written: list[Any] = []
-        save = book.app.save
+        save = book.app.save_in_order
 
-        def keep(*aggregates: Any, **kwargs: Any) -> Any:
-            recordings = save(*aggregates, **kwargs)
+        def keep(*args: Any, **kwargs: Any) -> Any:
+            recordings = save(*args, **kwargs)
             written.extend(r.domain_event for r in recordings)
             return recordings
 
-        monkeypatch.setattr(book.app, "save", keep)
+        monkeypatch.setattr(book.app, "save_in_order", keep)
         applied(
             book, *REGISTER,
             # 250,000 gal at 68 °F: 250,000 × (−0.0006301 × 68 + 1.0378) = 248,738.3 gal
