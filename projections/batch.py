@@ -30,7 +30,7 @@ class Batch:
     def write(self, db: Database) -> None:
         """Insert every row and add every counter, inside the caller's transaction."""
         for table, rows in self.rows.items():
-            db[table].insert_all(rows)  # type: ignore[union-attr]
+            insert_rows(db, table, rows)
         for table, slots in self.counters.items():
             for key, amounts in slots.items():
                 columns = [name for name, _ in key] + list(amounts)
@@ -43,3 +43,18 @@ class Batch:
                     f"ON CONFLICT ({conflict}) DO UPDATE SET {updates}",
                     [value for _, value in key] + list(amounts.values()),
                 )
+
+
+def insert_rows(db: Database, table: str, rows: list[dict[str, Any]]) -> None:
+    """Insert rows with one prepared statement per shape of row.
+
+    sqlite-utils' `insert_all` inspects every value of every row (it was half of a rebuild's
+    time); the views' rows hold only text, integers and None, so they go to SQLite as they are.
+    """
+    shapes: dict[tuple[str, ...], list[tuple[Any, ...]]] = defaultdict(list)
+    for row in rows:
+        shapes[tuple(row)].append(tuple(row.values()))
+    for columns, values in shapes.items():
+        names = ", ".join(f'"{column}"' for column in columns)
+        marks = ", ".join("?" for _ in columns)
+        db.conn.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', values)
