@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from ledger.ranges import SerialSet
-from ledger.rin import BlockKey, RinBlock
+from ledger.rin import BlockKey, RinBlock, stored_key
 
 
 class Holdings:
@@ -148,15 +148,9 @@ class Holdings:
 
     @classmethod
     def from_records(cls, records: list[list[object]]) -> Holdings:
-        from ledger.rin import parse_code
-
         holdings = cls()
         for prefix, generated, fuel, acquired, intervals in records:
-            base, _, _ = parse_code(f"{prefix}0000000100000001")
-            key = BlockKey(
-                base.k, base.vintage, base.company, base.facility, base.batch, base.rr,
-                base.d_code, date.fromisoformat(str(generated)), str(fuel),
-            )
+            key = stored_key(str(prefix), str(generated), str(fuel))
             holdings._sets.setdefault(key, {})[date.fromisoformat(str(acquired))] = SerialSet(
                 tuple((int(s), int(e)) for s, e in intervals)  # type: ignore[attr-defined]
             )

@@ -17,7 +17,7 @@ from eventsourcing.persistence import JSONTranscoder, Transcoding
 from ledger.fuel_book import FuelBook
 from ledger.holdings import Holdings
 from ledger.recorder import TOPIC as RECORDER_TOPIC
-from ledger.rin import BlockKey, RinBlock, parse_code
+from ledger.rin import RinBlock, stored_block
 
 DEFAULT_DATA = "./rin-data"
 EVENTS_FILE = "events.sqlite"
@@ -48,12 +48,7 @@ class RinBlockAsCode(Transcoding):
 
     def decode(self, data: list[str]) -> RinBlock:
         code, generated, fuel = data
-        base, start, end = parse_code(code)
-        key = BlockKey(
-            base.k, base.vintage, base.company, base.facility, base.batch, base.rr, base.d_code,
-            date.fromisoformat(generated), fuel,
-        )
-        return RinBlock(key, start, end)
+        return stored_block(code, generated, fuel)
 
 
 class HoldingsAsRecords(Transcoding):

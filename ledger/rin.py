@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import lru_cache
 
 from ledger.rules.catalogue import rule
 
@@ -172,3 +173,24 @@ def check_batch_unique(used: list[str], vintage: int, batch: str) -> None:
     RIN_BATCH_UNIQUE.check(
         batch not in used, f"batch {batch} was already used in {vintage}", "batch"
     )
+
+
+@lru_cache(maxsize=65_536)
+def stored_key(prefix: str, generated: str, fuel: str) -> BlockKey:
+    """The key of a stored block from its code's 22-character prefix and its provenance.
+
+    Checked like any code the first time, then remembered: a batch's blocks recur in many events
+    and snapshots, and reading the store back should not re-check the same fields every time.
+    """
+    base, _, _ = parse_code(f"{prefix}0000000100000001")
+    return BlockKey(
+        base.k, base.vintage, base.company, base.facility, base.batch, base.rr, base.d_code,
+        date.fromisoformat(generated), fuel,
+    )
+
+
+def stored_block(code: str, generated: str, fuel: str) -> RinBlock:
+    """A stored block from its 38-character code and provenance (see `stored_key`)."""
+    start, end = int(code[22:30]), int(code[30:38])
+    RIN_SERIALS.check(1 <= start <= end, f"serials {code[22:]} are not 1 <= S <= E", "rin")
+    return RinBlock(stored_key(code[:22], generated, fuel), start, end)
