@@ -29,6 +29,7 @@ from hypothesis.stateful import (
 from ledger.ledger import Ledger, Result
 from ledger.party import Party
 from ledger.rin import parse_code
+from projections import Views
 
 EXAMPLES, STEPS = 50, 30
 COUNTS: Counter[str] = Counter()
@@ -59,6 +60,10 @@ class LedgerVersusModel(RuleBasedStateMachine):
         self.fuel: dict[str, Decimal] = {p: Decimal(0) for p in PARTIES}
         self.retired: dict[tuple[str, str], set[int]] = {}
         self.generated: dict[tuple[str, str], tuple[int, date]] = {}  # batch → (count, date)
+        # end-of-day K=1 totals and fuel per party, for the quarter-end check (§80.1428(a)(5))
+        self.days: dict[date, tuple[dict[str, int], dict[str, Decimal]]] = {}
+        self.rvo: dict[str, int] = {}  # 3001's 2024 RVOs, as last reported
+        self.retired_for_2024 = 0  # D6 gallon-RINs 3001 retired for 2024 compliance
 
     def teardown(self) -> None:
         self.ledger.close()
@@ -107,11 +112,20 @@ class LedgerVersusModel(RuleBasedStateMachine):
         self.day = min(self.day + timedelta(days=advance), date(2024, 12, 31))
         return {**command, "date": self.day.isoformat()}
 
-    @initialize(volume=gallons)
-    def start_market(self, volume: int) -> None:
+    @initialize(volume=gallons, rvo=st.integers(0, 6_000))
+    def start_market(self, volume: int, rvo: int) -> None:
         for party in ("1001", "2001", "3001"):  # 1002 and 4001 wait for the register rule
             self.register(party)
+        self.report_obligation(rvo, rvo // 3)
         self.generate("1001", volume, reuse=1, advance=0)
+
+    @rule(rf=st.integers(0, 6_000), ab=st.integers(0, 3_000))
+    def report_obligation(self, rf: int, ab: int) -> None:
+        """3001 reports (or amends) its 2024 RVOs; the latest report counts."""
+        rvo = {"CB": ab // 4, "BBD": ab // 2, "AB": ab, "RF": rf}
+        command = {"type": "report_obligation", "party": "3001", "year": 2024, "rvo": rvo}
+        self.apply(command, True, "report_obligation")
+        self.rvo = rvo
 
     def some_party(self, data: st.DataObject, holding_k: int | None = None) -> str:
         """Mostly a registered party holding K=`holding_k` RINs (or fuel), if any do; or any."""
@@ -238,10 +252,26 @@ class LedgerVersusModel(RuleBasedStateMachine):
               and self.total(party, 2) >= quantity)
         self.apply(command, ok, "retire for compliance")
         if ok:
-            picked = self.pick_fifo(party, 2, quantity)
-            self.move(party, picked, None)
-            for (company, batch, _), serials in picked:
-                self.retired.setdefault((company, batch), set()).update(serials)
+            self.retire_in_model(party, quantity)
+
+    def retire_in_model(self, party: str, quantity: int) -> None:
+        picked = self.pick_fifo(party, 2, quantity)
+        self.move(party, picked, None)
+        for (company, batch, _), serials in picked:
+            self.retired.setdefault((company, batch), set()).update(serials)
+        self.retired_for_2024 += quantity
+
+    @precondition(lambda self: self.total("3001", 2) > 0)
+    @rule(data=st.data(), advance=st.integers(0, 3))
+    def retire_held(self, data: st.DataObject, advance: int) -> None:
+        """3001 retires some of the separated RINs it holds for 2024 (always applies)."""
+        quantity = data.draw(st.integers(1, self.total("3001", 2)))
+        command = self.dated({"type": "retire", "party": "3001", "reason": "compliance",
+                              "compliance_year": 2024, "rins": {"d_code": 6, "vintage": 2024,
+                                                                "k": 2, "quantity": quantity}},
+                             advance)
+        self.apply(command, True, "retire for compliance")
+        self.retire_in_model("3001", quantity)
 
     @precondition(lambda self: any(self.held.values()))
     @rule(data=st.data(), advance=st.integers(0, 3))
@@ -283,6 +313,43 @@ class LedgerVersusModel(RuleBasedStateMachine):
                     range(start, end + 1))
             assert held == self.held[party]
             assert self.ledger.party(party).fuel.available(self.day) == self.fuel[party]
+
+    @invariant()
+    def reports_agree(self) -> None:
+        """The read side's quarter-end checks and compliance positions equal the model's."""
+        self.days[self.day] = (
+            {p: self.total(p, 1) for p in PARTIES}, {p: self.fuel[p] for p in PARTIES}
+        )
+        views = Views(self.ledger)
+        rows = views.quarterly(2024)
+        for row in rows:  # as the model stood at the end of its last day on or before `date`
+            on = date.fromisoformat(str(row["date"]))
+            known = [d for d in self.days if d <= on]
+            k1, fuel = self.days[max(known)] if known else ({}, {})
+            expected_k1, expected_fuel = k1.get(row["party"], 0), fuel.get(row["party"], 0)
+            limit = Decimal("2.5") * expected_fuel
+            assert (row["assigned_rins"], Decimal(row["volume"])) == (expected_k1, expected_fuel)
+            assert Decimal(row["excess"]) == max(Decimal(0), expected_k1 - limit)
+            assert row["ok"] is (expected_k1 <= limit)
+        listed = {(row["party"], str(row["date"])) for row in rows}
+        for quarter_end in ("2024-03-31", "2024-06-30", "2024-09-30", "2024-12-31"):
+            known = [d for d in self.days if d <= date.fromisoformat(quarter_end)]
+            if known:
+                k1, fuel = self.days[max(known)]
+                for party in PARTIES:
+                    if k1[party] or fuel[party]:
+                        assert (party, quarter_end) in listed
+        # every RIN here is a 2024 D6 RIN: it counts toward RF only (§80.1427(a)(2)(iv))
+        positions = {row["category"]: row for row in views.compliance(2024, "3001")}
+        for category, rvo in self.rvo.items():
+            applied = self.retired_for_2024 if category == "RF" else 0
+            deficit = max(0, rvo - applied)
+            assert positions[category] == {
+                "party": "3001", "year": 2024, "category": category, "rvo": rvo,
+                "deficit_carried_in": 0, "current_year_rins": applied, "prior_year_rins": 0,
+                "prior_year_applied": 0, "applied": applied, "deficit": deficit,
+                "status": "compliant" if deficit == 0 else "deficit_carried",
+            }
 
     @invariant()
     def conservation(self) -> None:
