@@ -61,6 +61,9 @@ class LedgerApp(Application):
             interval = self.snapshotting_intervals.get(type(aggregate))
             if interval and event.originator_version % interval == 0:
                 crossed[event.originator_id] = aggregate
-        for aggregate in crossed.values():
-            snapshot_class = getattr(type(aggregate), "Snapshot", type(self).snapshot_class)
-            self.snapshots.put([snapshot_class.take(aggregate)])
+        snapshots = [
+            getattr(type(aggregate), "Snapshot", type(self).snapshot_class).take(aggregate)
+            for aggregate in crossed.values()
+        ]
+        if snapshots:
+            self.snapshots.put(snapshots)  # one transaction for all of this save's snapshots

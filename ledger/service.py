@@ -65,6 +65,13 @@ class UnitOfWork:
         self.records: dict[str, CommandRecord] = {}
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
         self.events: list[Any] = []
+        self.touched: dict[UUID, Any] = {}  # aggregates the current command has used
+
+    def touch(self, aggregate: Any) -> Any:
+        """Note that the current command used `aggregate` (only those can have new events)."""
+        if aggregate is not None:
+            self.touched[aggregate.id] = aggregate
+        return aggregate
 
     def party(self, party_id: str) -> Party | None:
         if party_id not in self.parties:
@@ -72,7 +79,7 @@ class UnitOfWork:
                 self.parties[party_id] = self.load(Party.create_id(party_id))
             except AggregateNotFoundError:
                 self.parties[party_id] = None
-        return self.parties[party_id]
+        return self.touch(self.parties[party_id])
 
     def load(self, aggregate_id: UUID) -> Any:
         """An aggregate as last saved: the ledger's in-memory copy if it has one, else the store's.
@@ -102,7 +109,7 @@ class UnitOfWork:
             self.invalidations[batch_id] = (
                 None if cached is ABSENT else cached if cached is not None else self.load(record_id)
             )
-        return self.invalidations[batch_id]
+        return self.touch(self.invalidations[batch_id])
 
     def invalid_in(self, block: RinBlock) -> int:
         """How many of `block`'s gallon-RINs have been found invalid."""
@@ -146,9 +153,9 @@ class UnitOfWork:
         notification log must instead follow the commands, so that a gallon-RIN's generation
         always precedes its transfer for everyone who follows the log.
         """
-        for aggregate in self.aggregates():
-            if aggregate.pending_events:
-                self.events.extend(aggregate.collect_events())
+        for aggregate in self.touched.values():
+            self.events.extend(aggregate.collect_events())
+        self.touched.clear()
 
     def save(self) -> list[Recording]:
         """Store every event of the transaction, in command order, atomically."""
@@ -179,7 +186,7 @@ def handle(uow: UnitOfWork, command: Any) -> Outcome:
             raise
         return repeated(seen, command)
     if command.id is not None:
-        uow.records[command.id] = CommandRecord.applied(command.id, digest(command))
+        uow.records[command.id] = uow.touch(CommandRecord.applied(command.id, digest(command)))
     return Outcome("applied", rins, generated=isinstance(command, c.Generate))
 
 
@@ -193,9 +200,9 @@ def repeated(seen: CommandRecord, command: Any) -> Outcome:
 def register_party(uow: UnitOfWork, cmd: c.RegisterParty) -> list[str]:
     reg.check_roles(cmd.roles)
     reg.check_new(cmd.party, uow.party(cmd.party) is not None)
-    uow.parties[cmd.party] = Party.register(
+    uow.parties[cmd.party] = uow.touch(Party.register(
         cmd.party, cmd.name, cmd.roles, sorted(set(cmd.facilities)), cmd.id
-    )
+    ))
     return []
 
 
@@ -470,7 +477,7 @@ def invalidate(uow: UnitOfWork, cmd: c.Invalidate) -> list[str]:
         str(batch_id), record.invalid_in(block) if record is not None else 0, start, end
     )
     if record is None:
-        record = uow.invalidations[batch_id] = BatchInvalidation.open(generated)
+        record = uow.invalidations[batch_id] = uow.touch(BatchInvalidation.open(generated))
     record.record(
         effective_date=cmd.date, client_id=cmd.id, rins=[block], reason=cmd.reason, note=cmd.note
     )
