@@ -31,7 +31,7 @@ from eventsourcing.persistence import (
 
 CHAIN_KEY = "chain"
 GENESIS = ""
-CACHE_SIZE = 10_000
+CACHE_SIZE = 100_000  # aggregates whose latest chain is remembered (one entry each)
 PAGE = 1_000
 
 
@@ -61,7 +61,7 @@ class ChainMapper(Mapper[UUID]):
                  recorder: Callable[[], ApplicationRecorder]) -> None:
         super().__init__(transcoder)
         self._recorder = recorder
-        self._chains: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self._chains: OrderedDict[str, tuple[int, str]] = OrderedDict()  # id → (version, chain)
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
         stored = super().to_stored_event(domain_event)
@@ -72,7 +72,7 @@ class ChainMapper(Mapper[UUID]):
         chain = link(self._previous(stored.originator_id, version), stored.originator_id,
                      version, stored.topic, state)
         state[CHAIN_KEY] = chain
-        self._remember((str(stored.originator_id), version), chain)
+        self._remember(str(stored.originator_id), version, chain)
         return StoredEvent(
             originator_id=stored.originator_id, originator_version=version, topic=stored.topic,
             state=orjson.dumps(state),
@@ -92,22 +92,23 @@ class ChainMapper(Mapper[UUID]):
     def forget(self, events: Sequence[DomainEventProtocol[UUID]]) -> None:
         """Drop the cached chains of events whose save failed: they were never stored."""
         for event in events:
-            self._chains.pop((str(event.originator_id), event.originator_version), None)
+            self._chains.pop(str(event.originator_id), None)
 
     def _previous(self, originator_id: UUID | str, version: int) -> str:
-        key = (str(originator_id), version - 1)
-        if key in self._chains:
-            self._chains.move_to_end(key)
-            return self._chains[key]
         if version <= 1:
             return GENESIS
+        remembered = self._chains.get(str(originator_id))
+        if remembered is not None and remembered[0] == version - 1:
+            self._chains.move_to_end(str(originator_id))
+            return remembered[1]
         last = self._recorder().select_events(
             originator_id, lte=version - 1, desc=True, limit=1
         )
         return str(json.loads(last[0].state).get(CHAIN_KEY, GENESIS)) if last else GENESIS
 
-    def _remember(self, key: tuple[str, int], chain: str) -> None:
-        self._chains[key] = chain
+    def _remember(self, originator_id: str, version: int, chain: str) -> None:
+        self._chains[originator_id] = (version, chain)
+        self._chains.move_to_end(originator_id)
         if len(self._chains) > CACHE_SIZE:
             self._chains.popitem(last=False)
 

@@ -106,7 +106,7 @@ class Ledger:
             return
         if len(self._cache) > CACHE_SIZE:
             self._cache.clear()
-        for aggregate in uow.aggregates():
+        for aggregate in uow.reusable():  # command records are never loaded again
             self._cache[aggregate.id] = aggregate
         self._cached_at = ids[-1]
 

@@ -139,12 +139,15 @@ class UnitOfWork:
         except AggregateNotFoundError:
             return None
 
-    def aggregates(self) -> list[Any]:
+    def reusable(self) -> list[Any]:
+        """The aggregates later commands may load again: parties and invalidation records."""
         return [
             *(p for p in self.parties.values() if p is not None),
             *(r for r in self.invalidations.values() if r is not None),
-            *self.records.values(),
         ]
+
+    def aggregates(self) -> list[Any]:
+        return [*self.reusable(), *self.records.values()]
 
     def collect(self) -> None:
         """Move the events of the command just handled into the transaction, in command order.
