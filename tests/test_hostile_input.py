@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from markets import three_party_market
 from typer.testing import CliRunner
 
 from ledger.cli import app
@@ -36,20 +37,7 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None,
 # The world every base command is valid in: 100,000 D6 gallon-RINs generated (100,000 gallons
 # of ethanol × EV 1.0), 40,000 sold with 16,000 gallons to the blender, 20,000 of those
 # separated on blending 8,000 gallons, 10,000 of those (serials 1-10,000) sold to the refiner.
-SETUP: list[dict[str, Any]] = [
-    {"type": "register_party", "party": "1001", "name": "Producer", "roles": ["producer"],
-     "facilities": ["20001"]},
-    {"type": "register_party", "party": "2001", "name": "Blender", "roles": ["blender"]},
-    {"type": "register_party", "party": "3001", "name": "Refiner", "roles": ["obligated_party"]},
-    {"type": "generate", "date": "2024-01-31", "party": "1001", "facility": "20001",
-     "batch": "00001", "fuel": "ethanol", "d_code": 6, "volume": "100000"},
-    {"type": "transfer", "date": "2024-02-01", "from": "1001", "to": "2001", "volume": "16000",
-     "rins": {"d_code": 6, "vintage": 2024, "k": 1, "quantity": 40000}},
-    {"type": "separate", "date": "2024-02-02", "party": "2001", "reason": "blending",
-     "volume": "8000", "rins": {"d_code": 6, "vintage": 2024, "k": 1, "quantity": 20000}},
-    {"type": "transfer", "date": "2024-02-03", "from": "2001", "to": "3001",
-     "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10000}},
-]
+SETUP: list[dict[str, Any]] = three_party_market(separated=20_000)
 # K=2 2024 company 1001 facility 20001 batch 00001 RR 10 D6 serials 1-10,000: the refiner's block
 REFINER_BLOCK = "2" "2024" "1001" "20001" "00001" "10" "6" "00000001" "00010000"
 BASE: dict[str, dict[str, Any]] = {

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from eventsourcing.persistence import IntegrityError
+from markets import three_party_market
 
 from ledger.chain import CHAIN_KEY, chain_head, link, verify_chain
 from ledger.commands import parse_command
@@ -27,20 +28,7 @@ TABLE = "stored_events"
 # One ethanol batch of 100,000 standardized gallons × EV 1.0 = 100,000 gallon-RINs (§80.1415),
 # 40,000 of them sold with 16,000 gallons (40,000 / 16,000 = 2.5 per gallon), separated on
 # blending, and 10,000 separated RINs sold on.
-COMMANDS: list[dict[str, Any]] = [
-    {"type": "register_party", "party": "1001", "name": "Producer", "roles": ["producer"],
-     "facilities": ["20001"]},
-    {"type": "register_party", "party": "2001", "name": "Blender", "roles": ["blender"]},
-    {"type": "register_party", "party": "3001", "name": "Refiner", "roles": ["obligated_party"]},
-    {"type": "generate", "date": "2024-01-31", "party": "1001", "facility": "20001",
-     "batch": "00001", "fuel": "ethanol", "d_code": 6, "volume": "100000"},
-    {"type": "transfer", "date": "2024-02-01", "from": "1001", "to": "2001", "volume": "16000",
-     "rins": {"d_code": 6, "vintage": 2024, "k": 1, "quantity": 40000}},
-    {"type": "separate", "date": "2024-02-02", "party": "2001", "reason": "blending",
-     "volume": "16000", "rins": {"d_code": 6, "vintage": 2024, "k": 1, "quantity": 40000}},
-    {"type": "transfer", "date": "2024-02-03", "from": "2001", "to": "3001",
-     "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10000}},
-]
+COMMANDS: list[dict[str, Any]] = three_party_market(separated=40_000)
 LATER = {"type": "transfer", "date": "2024-03-01", "from": "2001", "to": "3001",
          "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 5000}}
 
