@@ -41,7 +41,11 @@ HISTORY = Table(
         "generated": (str, "the batch's generation date (ISO)"),
     },
     pk=("notification_id", "seq"),
-    indexes=(("party", "effective_date"), ("batch",), ("effective_date",)),
+    # covering the as-of query (party, date, known-at), so it never reads the table itself
+    indexes=(
+        ("party", "effective_date", "notification_id", "d_code", "vintage", "k", "gallon_rins"),
+        ("batch",), ("effective_date",),
+    ),
 )
 TABLES = (HISTORY,)
 CURRENT_VIEW = (
