@@ -16,27 +16,64 @@ from typing import Any
 from ledger.ranges import SerialSet
 from ledger.rin import BlockKey, RinBlock, stored_key
 
+Slot = tuple[int, int, int]  # (D code, vintage, K)
+Record = list[object]  # [prefix, generated, fuel, acquired, intervals]: one key, one date
+
 
 class Holdings:
-    """Gallon-RINs held by one party, by block key and acquisition date."""
+    """Gallon-RINs held by one party, by block key and acquisition date.
+
+    Grouped by slot (D code, vintage, K), which is what a FIFO pick names and what one command
+    touches. A snapshot stores each slot's records apart; loading keeps them as stored until a
+    slot is first used, and saving re-encodes only the slots changed since (a large holder's
+    snapshot is mostly slots no recent command touched).
+    """
 
     def __init__(self) -> None:
         self._sets: dict[BlockKey, dict[date, SerialSet]] = {}
-        # (D code, vintage, K) → the keys held with them, so FIFO picks need not scan every key
-        self._index: dict[tuple[int, int, int], set[BlockKey]] = defaultdict(set)
+        # slot → the keys held with it, so FIFO picks need not scan every key
+        self._index: dict[Slot, set[BlockKey]] = defaultdict(set)
+        # slot → its records as stored: not yet decoded, or decoded and unchanged since
+        self._stored: dict[Slot, list[Record]] = {}
+        self._decoded: set[Slot] = set()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Holdings:
-        """Keys and serial sets are immutable: copy only the mappings (the repository copies
-        every aggregate it hands out)."""
+        """Keys, serial sets and stored records are never changed in place: copy only the
+        mappings (the repository copies every aggregate it hands out)."""
         copy = Holdings()
         copy._sets = {key: dict(by_date) for key, by_date in self._sets.items()}
         copy._index = defaultdict(set, {slot: set(keys) for slot, keys in self._index.items()})
+        copy._stored = dict(self._stored)
+        copy._decoded = set(self._decoded)
         return copy
+
+    def _slot(self, slot: Slot, *, changing: bool = False) -> set[BlockKey]:
+        """The keys of `slot`, decoding its stored records first if need be; `changing` drops
+        its stored form, which no longer matches."""
+        if slot not in self._decoded:
+            self._decoded.add(slot)
+            for prefix, generated, fuel, acquired, intervals in self._stored.get(slot, ()):
+                key = stored_key(str(prefix), str(generated), str(fuel))
+                self._sets.setdefault(key, {})[date.fromisoformat(str(acquired))] = SerialSet(
+                    tuple(map(tuple, intervals))  # type: ignore[call-overload]
+                )
+                self._index[slot].add(key)
+        if changing:
+            self._stored.pop(slot, None)
+        return self._index[slot]
+
+    def _by_date(self, key: BlockKey) -> dict[date, SerialSet]:
+        self._slot(index_slot(key))
+        return self._sets.get(key, {})
+
+    def _all(self) -> dict[BlockKey, dict[date, SerialSet]]:
+        for slot in list(self._stored):
+            self._slot(slot)
+        return self._sets
 
     def add(self, block: RinBlock, on: date) -> None:
         """Take `block` into the holdings as acquired on `on`."""
-        if block.key not in self._sets:
-            self._index[index_slot(block.key)].add(block.key)
+        self._slot(index_slot(block.key), changing=True).add(block.key)
         by_date = self._sets.setdefault(block.key, {})
         incoming = SerialSet(((block.start, block.end),))
         for held in by_date.values():
@@ -46,27 +83,32 @@ class Holdings:
 
     def remove(self, block: RinBlock, on: date) -> None:
         """Give up `block`, all of it held and acquired on or before `on`."""
-        by_date = self._sets.get(block.key, {})
+        by_date = self._by_date(block.key)
         outgoing = SerialSet(((block.start, block.end),))
-        if len(self.available(block.key, on).intersection(outgoing)) != len(outgoing):
-            raise ValueError(f"{block.code} is not held on {on.isoformat()}")
-        for acquired in list(by_date):
-            held = by_date[acquired]
+        parts = []  # (acquired, held there, the part of `block` held there)
+        for acquired, held in by_date.items():
             part = held.intersection(outgoing)
             if part:
-                rest = held.subtract(part)
-                if rest:
-                    by_date[acquired] = rest
-                else:
-                    del by_date[acquired]
+                if acquired > on:
+                    break
+                parts.append((acquired, held, part))
+        if sum(len(part) for _, _, part in parts) != block.gallon_rins:
+            raise ValueError(f"{block.code} is not held on {on.isoformat()}")
+        keys = self._slot(index_slot(block.key), changing=True)
+        for acquired, held, part in parts:
+            rest = held.subtract(part)
+            if rest:
+                by_date[acquired] = rest
+            else:
+                del by_date[acquired]
         if not by_date:
             del self._sets[block.key]
-            self._index[index_slot(block.key)].discard(block.key)
+            keys.discard(block.key)
 
     def available(self, key: BlockKey, on: date) -> SerialSet:
         """The serials of `key` held now that were acquired on or before `on`."""
         out = SerialSet()
-        for acquired, held in self._sets.get(key, {}).items():
+        for acquired, held in self._by_date(key).items():
             if acquired <= on:
                 out = out.union(held)
         return out
@@ -78,28 +120,29 @@ class Holdings:
 
     def key_for(self, code_key: BlockKey) -> BlockKey | None:
         """The held key with the same 22-character prefix as a parsed code's key, if any."""
-        return next((key for key in self._sets if key.prefix == code_key.prefix), None)
+        keys = self._slot(index_slot(code_key))
+        return next((key for key in keys if key.prefix == code_key.prefix), None)
 
     def blocks(self) -> Iterator[RinBlock]:
         """Every held block, one per contiguous run of serials, in FIFO order."""
-        for key in sorted(self._sets, key=fifo_order):
-            merged = SerialSet.of(
-                interval for held in self._sets[key].values() for interval in held
-            )
+        sets = self._all()
+        for key in sorted(sets, key=fifo_order):
+            merged = SerialSet.of(interval for held in sets[key].values() for interval in held)
             for start, end in merged:
                 yield RinBlock(key, start, end)
 
     def totals(self) -> dict[tuple[int, int, int], int]:
         """Gallon-RINs held per (D code, vintage, K)."""
         out: dict[tuple[int, int, int], int] = defaultdict(int)
-        for key, by_date in self._sets.items():
+        for key, by_date in self._all().items():
             out[(key.d_code, key.vintage, key.k)] += sum(len(s) for s in by_date.values())
         return dict(out)
 
     def assigned_gallon_rins(self) -> int:
         """Σ assigned (K=1) gallon-RINs owned now (§80.1428(a)(5))."""
         return sum(
-            len(s) for key, by_date in self._sets.items() if key.k == 1 for s in by_date.values()
+            len(s) for key, by_date in self._all().items() if key.k == 1
+            for s in by_date.values()
         )
 
     def pick_fifo(
@@ -121,7 +164,7 @@ class Holdings:
         """
         candidates = [
             key
-            for key in self._index.get((d_code, vintage, k), ())
+            for key in self._slot((d_code, vintage, k))
             if (company is None or key.company == company)
             and (facility is None or key.facility == facility)
             and (batch is None or key.batch == batch)
@@ -138,27 +181,35 @@ class Holdings:
         return chosen
 
     def to_records(self) -> list[list[object]]:
-        """A JSON-able form for snapshots: [prefix, generated, fuel, acquired, intervals]."""
-        return [
-            [key.prefix, key.generated.isoformat(), key.fuel, acquired.isoformat(),
-             [list(i) for i in held]]
-            for key, by_date in self._sets.items()
-            for acquired, held in by_date.items()
-        ]
+        """A JSON-able form for snapshots: [[D code, vintage, K, [record, …]], …], a record being
+        [prefix, generated, fuel, acquired, intervals]; unchanged slots are not re-encoded."""
+        for slot in self._decoded - self._stored.keys():
+            self._stored[slot] = [
+                [key.prefix, key.generated.isoformat(), key.fuel, acquired.isoformat(),
+                 [list(i) for i in held]]
+                for key in sorted(self._index[slot], key=fifo_order)
+                for acquired, held in sorted(self._sets[key].items())
+            ]
+        return [[*slot, self._stored[slot]] for slot in sorted(self._stored) if self._stored[slot]]
 
     @classmethod
-    def from_records(cls, records: list[list[object]]) -> Holdings:
+    def from_records(cls, data: list[list[object]]) -> Holdings:
+        """Holdings from `to_records` output; also reads the first format, a flat list of
+        records, which snapshots stored before slots were introduced still hold."""
         holdings = cls()
-        for prefix, generated, fuel, acquired, intervals in records:
-            key = stored_key(str(prefix), str(generated), str(fuel))
-            holdings._sets.setdefault(key, {})[date.fromisoformat(str(acquired))] = SerialSet(
-                tuple((int(s), int(e)) for s, e in intervals)  # type: ignore[attr-defined]
-            )
-            holdings._index[index_slot(key)].add(key)
+        if data and isinstance(data[0][0], str):  # the first format: decode it all now
+            for record in data:
+                key = stored_key(str(record[0]), str(record[1]), str(record[2]))
+                holdings._stored.setdefault(index_slot(key), []).append(record)
+            holdings._all()
+            holdings._stored.clear()
+            return holdings
+        for d_code, vintage, k, records in data:
+            holdings._stored[(int(d_code), int(vintage), int(k))] = records  # type: ignore[arg-type]
         return holdings
 
 
-def index_slot(key: BlockKey) -> tuple[int, int, int]:
+def index_slot(key: BlockKey) -> Slot:
     """What a FIFO pick by attributes names first: (D code, vintage, K)."""
     return (key.d_code, key.vintage, key.k)
 

@@ -9,6 +9,7 @@ are invalid whatever their K: the ranges name serials of the batch, not a holder
 from __future__ import annotations
 
 from datetime import date
+from functools import lru_cache
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
@@ -25,8 +26,10 @@ class BatchInvalidation(Aggregate):
     TOPIC = "rin_ledger:BatchInvalidation"
 
     @staticmethod
+    @lru_cache(maxsize=65_536)
     def create_id(batch_id: BatchId) -> UUID:
-        """Deterministic id: uuid5 of the batch identity YYYYCCCCFFFFFBBBBB."""
+        """Deterministic id: uuid5 of the batch identity YYYYCCCCFFFFFBBBBB (remembered: every
+        transfer and retirement asks it of each block's batch)."""
         return uuid5(INVALIDATION_NAMESPACE, str(batch_id))
 
     class Event(Aggregate.Event):

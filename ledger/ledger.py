@@ -17,6 +17,7 @@ from eventsourcing.persistence import IntegrityError, InternalError, Recording
 from ledger.application import LedgerApp
 from ledger.commands import parse_command
 from ledger.errors import LedgerError, RuleViolation
+from ledger.invalidation_index import InvalidationIndex
 from ledger.party import Party
 from ledger.persistence import store_env
 from ledger.service import UnitOfWork, handle
@@ -83,6 +84,7 @@ class Ledger:
         #: id is `_cached_at` (nobody else has written since): no reload between commands
         self._cache: dict[UUID, Any] = {}
         self._cached_at: int | None = None
+        self._opened = InvalidationIndex(self.app)
 
     def _cache_for(self, position: int) -> dict[UUID, Any]:
         """The in-memory aggregates, emptied if anything was stored since they were saved."""
@@ -109,6 +111,7 @@ class Ledger:
         for aggregate in uow.reusable():  # command records are never loaded again
             self._cache[aggregate.id] = aggregate
         self._cached_at = ids[-1]
+        self._opened.saved(uow.events, position, ids[-1])
 
     def close(self) -> None:
         self.app.close()
@@ -127,7 +130,10 @@ class Ledger:
             return rejected(line, error)
         for attempt in range(RETRIES):
             position = self.position()
-            uow = UnitOfWork(self.app, cache=self._cache_for(position))
+            uow = UnitOfWork(  # the command id is looked up only if the first save fails
+                self.app, optimistic=attempt == 0, cache=self._cache_for(position),
+                opened=self._opened.up_to(position),
+            )
             try:
                 outcome = handle(uow, parsed)
             except Exception as error:
@@ -171,7 +177,10 @@ class Ledger:
 
     def _apply_batch(self, batch: list[tuple[int, Any]]) -> list[Result]:
         position = self.position()
-        uow = UnitOfWork(self.app, optimistic=True, cache=self._cache_for(position))
+        uow = UnitOfWork(
+            self.app, optimistic=True, cache=self._cache_for(position),
+            opened=self._opened.up_to(position),
+        )
         results = []
         for number, command in batch:
             try:

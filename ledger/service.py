@@ -23,6 +23,7 @@ from ledger.command_log import CommandRecord
 from ledger.emts import TRADE_REASONS, retirement_reason, separation_reason
 from ledger.errors import InputError, LedgerError
 from ledger.invalidation import BatchInvalidation
+from ledger.invalidation_index import InvalidationIndex
 from ledger.party import Party
 from ledger.rin import BatchId, BlockKey, RinBlock, check_batch_unique, parse_code
 from ledger.rules import s1426_generation as gen
@@ -49,18 +50,19 @@ class Outcome:
         return self.rins[0] if self.generated and self.rins else None
 
 
-ABSENT = object()  # in the cache: "no such aggregate was stored", as of the cache's position
-
-
 class UnitOfWork:
     """The aggregates loaded and changed by the commands of one transaction."""
 
     def __init__(
-        self, app: LedgerApp, *, optimistic: bool = False, cache: dict[UUID, Any] | None = None
+        self, app: LedgerApp, *, optimistic: bool = False, cache: dict[UUID, Any] | None = None,
+        opened: InvalidationIndex | None = None,
     ) -> None:
         self.app = app
         self.optimistic = optimistic
         self.cache = cache if cache is not None else {}
+        if opened is None:
+            opened = InvalidationIndex(app).up_to(app.recorder.max_notification_id() or 0)
+        self.opened = opened
         self.parties: dict[str, Party | None] = {}
         self.records: dict[str, CommandRecord] = {}
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
@@ -99,15 +101,10 @@ class UnitOfWork:
     def invalidation(self, batch_id: BatchId) -> BatchInvalidation | None:
         """The batch's invalidation record (§80.1431), or None if none of it was found invalid."""
         if batch_id not in self.invalidations:
-            # Most batches have none: one indexed read answers that, without the repository's
-            # snapshot look-up, on every transfer and compliance retirement; the answer is kept
-            # with the ledger's in-memory aggregates (and dropped with them).
+            # Most batches have none: the index of opened records answers that from memory.
             record_id = BatchInvalidation.create_id(batch_id)
-            cached = self.cache.get(record_id)
-            if cached is None and not self.app.recorder.select_events(record_id, limit=1):
-                self.cache[record_id] = cached = ABSENT
             self.invalidations[batch_id] = (
-                None if cached is ABSENT else cached if cached is not None else self.load(record_id)
+                self.load(record_id) if self.opened.opened(record_id) else None
             )
         return self.touch(self.invalidations[batch_id])
 

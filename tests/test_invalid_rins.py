@@ -279,3 +279,21 @@ def test_a_finding_stored_by_another_writer_is_seen_at_once(
             "INVALID-USE", "§80.1431(b)(2)", "rins",
             "10,000 gallon-RINs of 22024100110001CG0011540005000100060000 are invalid and "
             "cannot be retired for compliance; retire them as invalid_rin")
+
+
+def test_a_first_finding_stored_by_another_writer_is_seen_at_once(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    """The index of opened invalidation records is read up to the log's end before every
+    command, so a record another writer opens after this ledger last looked is not missed."""
+    with Ledger(tmp_path) as regulator:
+        ok(regulator, **invalidate(BAD[:22] + "00050001" + "00100000"))
+    refused(ledger, retire(A, "compliance", d4(10_000, batch="CG001"), compliance_year=2024),
+            "INVALID-USE", "§80.1431(b)(2)", "rins",
+            "10,000 gallon-RINs of 22024100110001CG0011540005000100060000 are invalid and "
+            "cannot be retired for compliance; retire them as invalid_rin")
+    # the same in a batch: `apply_many` reads the index too
+    results = list(ledger.apply_many([
+        retire(A, "compliance", d4(10_000, batch="CG001"), compliance_year=2024),
+    ]))
+    assert results[0].rule == "INVALID-USE"

@@ -1,0 +1,51 @@
+"""Which batches have an invalidation record (§80.1431), as of a position in the log.
+
+Every transfer and compliance retirement asks of each block's batch "was any of it found
+invalid?"; almost always the answer is no. Reading the log's `Opened` events once, then only the
+notifications stored since, answers that from memory instead of one store read per batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application
+
+from ledger.invalidation import BatchInvalidation
+
+PAGE = 1_000
+
+
+class InvalidationIndex:
+    """The ids of the `BatchInvalidation` records opened up to `position` in the log."""
+
+    def __init__(self, app: Application) -> None:
+        self.app = app
+        self.records: set[UUID] = set()
+        self.position = 0
+
+    def up_to(self, position: int) -> InvalidationIndex:
+        """Read the records opened after the last position read, up to `position`."""
+        while self.position < position:
+            page = self.app.recorder.select_notifications(
+                self.position, PAGE, stop=position, topics=[BatchInvalidation.Opened.TOPIC],
+                inclusive_of_start=False,
+            )
+            self.records.update(notification.originator_id for notification in page)
+            self.position = page[-1].id if len(page) == PAGE else position
+        return self
+
+    def saved(self, events: Iterable[Any], after: int, last: int) -> None:
+        """Note this ledger's own save of `events`, stored right after position `after` up to
+        `last`: no need to read back what it just wrote."""
+        if self.position == after:
+            self.records.update(
+                e.originator_id for e in events if isinstance(e, BatchInvalidation.Opened)
+            )
+            self.position = last
+
+    def opened(self, record_id: UUID) -> bool:
+        """Whether the record `record_id` was opened by the position read."""
+        return record_id in self.records
