@@ -6,6 +6,7 @@ import os
 import random
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 from dataclasses import field as default
 from typing import Any
@@ -93,10 +94,20 @@ class Ledger:
             self._cached_at = position
         return self._cache
 
-    def _forget(self) -> None:
-        """Drop the in-memory aggregates: a command or save failed, or another writer saved."""
+    def _forget(self, uow: UnitOfWork | None = None) -> None:
+        """Drop the in-memory aggregates: a command or save failed, or another writer saved.
+
+        The repository's cache holds the same objects (loaded without a copy, so each aggregate
+        is in memory once); those of a failed `uow` may carry events never stored, so they go
+        too. The others are as last saved, and the repository fast-forwards them on next use.
+        """
         self._cache.clear()
         self._cached_at = None
+        cache = self.app.repository.cache
+        if uow is not None and cache is not None:
+            for aggregate in uow.aggregates():
+                with suppress(KeyError):
+                    cache.get(aggregate.id, evict=True)
 
     def _saved(self, uow: UnitOfWork, recordings: list[Recording], position: int) -> None:
         """Keep the saved aggregates in memory if this save came straight after `position`."""
@@ -137,7 +148,7 @@ class Ledger:
             try:
                 outcome = handle(uow, parsed)
             except Exception as error:
-                self._forget()
+                self._forget(uow)
                 # Another writer saved while this command read its aggregates: what it read may
                 # be torn (one aggregate before that save, another after), so read again.
                 if self.position() != position and attempt + 1 < RETRIES:
@@ -150,7 +161,7 @@ class Ledger:
             try:
                 recordings = uow.save()
             except IntegrityError:
-                self._forget()
+                self._forget(uow)
                 self.retries += 1
                 pause(attempt)
                 continue  # another writer got there first: reload, re-check, retry
@@ -188,9 +199,9 @@ class Ledger:
                 uow.collect()
             except Exception as error:
                 if not isinstance(error, LedgerError):
-                    self._forget()
+                    self._forget(uow)
                 if self.position() != position:  # a read torn by another writer's save
-                    self._forget()
+                    self._forget(uow)
                     self.retries += 1
                     return [self.apply(command, number) for number, command in batch]
                 if not isinstance(error, LedgerError):
@@ -201,7 +212,7 @@ class Ledger:
         try:
             recordings = uow.save()
         except IntegrityError:
-            self._forget()
+            self._forget(uow)
             self.retries += 1
             return [self.apply(command, number) for number, command in batch]
         self._saved(uow, recordings, position)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -29,8 +30,10 @@ class Party(Aggregate):
     TOPIC = "rin_ledger:Party"
 
     @staticmethod
+    @lru_cache(maxsize=16_384)
     def create_id(party_id: str) -> UUID:
-        """Deterministic id: a party id can be registered once (uuid5 of the company id)."""
+        """Deterministic id: a party id can be registered once (uuid5 of the company id;
+        remembered, as every command asks it)."""
         return uuid5(PARTY_NAMESPACE, party_id)
 
     class Event(Aggregate.Event):

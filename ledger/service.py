@@ -59,6 +59,9 @@ class UnitOfWork:
     ) -> None:
         self.app = app
         self.optimistic = optimistic
+        # A ledger passing its cache also drops from the repository's cache what a failed unit
+        # changed, so this unit may use the repository's objects without a copy.
+        self.copy = cache is None
         self.cache = cache if cache is not None else {}
         if opened is None:
             opened = InvalidationIndex(app).up_to(app.recorder.max_notification_id() or 0)
@@ -90,7 +93,9 @@ class UnitOfWork:
         it was filled, and drops it after any failed command or save.
         """
         cached = self.cache.get(aggregate_id)
-        return cached if cached is not None else self.app.repository.get(aggregate_id)
+        if cached is not None:
+            return cached
+        return self.app.repository.get(aggregate_id, deepcopy_from_cache=self.copy)
 
     def registered(self, party_id: str, field_name: str) -> Party:
         party = self.party(party_id)
