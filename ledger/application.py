@@ -8,6 +8,7 @@ from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.persistence import JSONTranscoder, Recording
 
 from ledger.chain import ChainMapper
+from ledger.command_log import CommandRecord
 from ledger.party import Party
 from ledger.persistence import register_transcodings
 
@@ -24,7 +25,10 @@ class LedgerApp(Application):
 
     def construct_mapper(self) -> ChainMapper:
         """Events are hash-chained per aggregate for tamper evidence (ledger/chain.py)."""
-        return ChainMapper(self.construct_transcoder(), lambda: self.recorder)
+        return ChainMapper(
+            self.construct_transcoder(), lambda: self.recorder,
+            final_topics=(CommandRecord.Applied.TOPIC,),
+        )
 
     def _record(self, processing_event: ProcessingEvent) -> list[Recording]:
         """Record; if the save fails, the mapper forgets the chains of the events not stored."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -31,7 +31,7 @@ from eventsourcing.persistence import (
 
 CHAIN_KEY = "chain"
 GENESIS = ""
-CACHE_SIZE = 100_000  # aggregates whose latest chain is remembered (one entry each)
+CACHE_SIZE = 20_000  # aggregates whose latest chain is remembered (one entry each)
 PAGE = 1_000
 
 
@@ -57,10 +57,13 @@ class ChainMapper(Mapper[UUID]):
     the aggregate's last stored event; the application forgets entries of a failed save.
     """
 
-    def __init__(self, transcoder: Transcoder,
-                 recorder: Callable[[], ApplicationRecorder]) -> None:
+    def __init__(self, transcoder: Transcoder, recorder: Callable[[], ApplicationRecorder],
+                 final_topics: Collection[str] = ()) -> None:
+        """`final_topics`: events no other event of their aggregate ever follows (a command
+        record's), whose chains are not worth remembering."""
         super().__init__(transcoder)
         self._recorder = recorder
+        self._final_topics = frozenset(final_topics)
         self._chains: OrderedDict[str, tuple[int, str]] = OrderedDict()  # id → (version, chain)
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
@@ -72,7 +75,8 @@ class ChainMapper(Mapper[UUID]):
         chain = link(self._previous(stored.originator_id, version), stored.originator_id,
                      version, stored.topic, state)
         state[CHAIN_KEY] = chain
-        self._remember(str(stored.originator_id), version, chain)
+        if stored.topic not in self._final_topics:
+            self._remember(str(stored.originator_id), version, chain)
         return StoredEvent(
             originator_id=stored.originator_id, originator_version=version, topic=stored.topic,
             state=orjson.dumps(state),

@@ -26,7 +26,7 @@ class BatchInvalidation(Aggregate):
     TOPIC = "rin_ledger:BatchInvalidation"
 
     @staticmethod
-    @lru_cache(maxsize=65_536)
+    @lru_cache(maxsize=8_192)
     def create_id(batch_id: BatchId) -> UUID:
         """Deterministic id: uuid5 of the batch identity YYYYCCCCFFFFFBBBBB (remembered: every
         transfer and retirement asks it of each block's batch)."""

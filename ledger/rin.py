@@ -16,6 +16,7 @@ from ledger.rules.catalogue import rule
 
 MAX_SERIAL = 99_999_999
 D_CODES = (3, 4, 5, 6, 7)
+KEYS_REMEMBERED = 8_192  # block keys decoded from the store, most recently used
 
 RIN_FORMAT = rule(
     "RIN-FORMAT", "§80.1425",
@@ -175,12 +176,14 @@ def check_batch_unique(used: list[str], vintage: int, batch: str) -> None:
     )
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=KEYS_REMEMBERED)
 def stored_key(prefix: str, generated: str, fuel: str) -> BlockKey:
     """The key of a stored block from its code's 22-character prefix and its provenance.
 
     Checked like any code the first time, then remembered: a batch's blocks recur in many events
     and snapshots, and reading the store back should not re-check the same fields every time.
+    The batches traded at any one time are a few thousand, so a bounded memory of them keeps
+    the hits and keeps memory flat however long the history.
     """
     base, _, _ = parse_code(f"{prefix}0000000100000001")
     return BlockKey(
