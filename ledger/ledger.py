@@ -16,6 +16,7 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, InternalError, Recording
 
 from ledger.application import LedgerApp
+from ledger.command_log import ids_are_ordered
 from ledger.commands import parse_command
 from ledger.errors import LedgerError, RuleViolation
 from ledger.invalidation_index import InvalidationIndex
@@ -86,6 +87,7 @@ class Ledger:
         self._cache: dict[UUID, Any] = {}
         self._cached_at: int | None = None
         self._opened = InvalidationIndex(self.app)
+        self._ordered_ids: bool | None = None  # the store's scheme of command record ids
 
     def _cache_for(self, position: int) -> dict[UUID, Any]:
         """The in-memory aggregates, emptied if anything was stored since they were saved."""
@@ -143,7 +145,7 @@ class Ledger:
             position = self.position()
             uow = UnitOfWork(  # the command id is looked up only if the first save fails
                 self.app, optimistic=attempt == 0, cache=self._cache_for(position),
-                opened=self._opened.up_to(position),
+                opened=self._opened.up_to(position), ordered_ids=self.ordered_ids(),
             )
             try:
                 outcome = handle(uow, parsed)
@@ -190,7 +192,7 @@ class Ledger:
         position = self.position()
         uow = UnitOfWork(
             self.app, optimistic=True, cache=self._cache_for(position),
-            opened=self._opened.up_to(position),
+            opened=self._opened.up_to(position), ordered_ids=self.ordered_ids(),
         )
         results = []
         for number, command in batch:
@@ -217,6 +219,12 @@ class Ledger:
             return [self.apply(command, number) for number, command in batch]
         self._saved(uow, recordings, position)
         return results
+
+    def ordered_ids(self) -> bool:
+        """The store's scheme of command record ids, read from the store at first use."""
+        if self._ordered_ids is None:
+            self._ordered_ids = ids_are_ordered(self.app)
+        return self._ordered_ids
 
     def position(self) -> int:
         """The last notification id stored: it moves whenever any writer saves."""

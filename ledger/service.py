@@ -19,7 +19,7 @@ from eventsourcing.persistence import Recording
 
 from ledger import commands as c
 from ledger.application import LedgerApp
-from ledger.command_log import CommandRecord
+from ledger.command_log import CommandRecord, ids_are_ordered
 from ledger.emts import TRADE_REASONS, retirement_reason, separation_reason
 from ledger.errors import InputError, LedgerError
 from ledger.invalidation import BatchInvalidation
@@ -55,7 +55,7 @@ class UnitOfWork:
 
     def __init__(
         self, app: LedgerApp, *, optimistic: bool = False, cache: dict[UUID, Any] | None = None,
-        opened: InvalidationIndex | None = None,
+        opened: InvalidationIndex | None = None, ordered_ids: bool | None = None,
     ) -> None:
         self.app = app
         self.optimistic = optimistic
@@ -66,6 +66,7 @@ class UnitOfWork:
         if opened is None:
             opened = InvalidationIndex(app).up_to(app.recorder.max_notification_id() or 0)
         self.opened = opened
+        self.ordered_ids = ids_are_ordered(app) if ordered_ids is None else ordered_ids
         self.parties: dict[str, Party | None] = {}
         self.records: dict[str, CommandRecord] = {}
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
@@ -137,7 +138,7 @@ class UnitOfWork:
         if client_id in self.records:
             return self.records[client_id]
         try:
-            return self.app.repository.get(CommandRecord.create_id(client_id))
+            return self.app.repository.get(CommandRecord.create_id(client_id, self.ordered_ids))
         except AggregateNotFoundError:
             return None
 
@@ -191,7 +192,9 @@ def handle(uow: UnitOfWork, command: Any) -> Outcome:
             raise
         return repeated(seen, command)
     if command.id is not None:
-        uow.records[command.id] = uow.touch(CommandRecord.applied(command.id, digest(command)))
+        uow.records[command.id] = uow.touch(
+            CommandRecord.applied(command.id, digest(command), uow.ordered_ids)
+        )
     return Outcome("applied", rins, generated=isinstance(command, c.Generate))
 
 

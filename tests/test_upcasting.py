@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from uuid import uuid5
 
 from ledger import Ledger
+from ledger.command_log import COMMAND_NAMESPACE, CommandRecord
 from ledger.party import Party
 
 V1_EVENTS = Path(__file__).parent / "data" / "events_v1.json"
+SAMPLE = Path(__file__).parent / "data" / "sample.jsonl"  # what release 1 applied to make them
 
 
 def load_v1_store(folder: Path) -> Ledger:
@@ -50,3 +53,21 @@ def test_v1_history_replays_to_the_same_holdings_and_accepts_new_commands(tmp_pa
     assert result.status == "applied", result.error
     latest = list(ledger.app.events.get(Party.create_id("2001")))[-1]
     assert isinstance(latest, Party.TransferredIn) and latest.trade_reason_code == 120
+
+
+def test_a_first_release_store_keeps_naming_command_records_by_uuid5(tmp_path: Path) -> None:
+    """Release 1 named command records uuid5(command id); a store it began keeps that scheme,
+    so a command applied then is still recognised, and new records are found the same way."""
+    ledger = load_v1_store(tmp_path)
+    first_line = next(
+        json.loads(line) for line in SAMPLE.read_text().splitlines() if '"id"' in line
+    )
+    assert ledger.apply(first_line).status == "duplicate"
+    new = {"type": "register_party", "id": "after-upgrade-2", "party": "4001",
+           "name": "New Blender", "roles": ["blender"]}
+    assert ledger.apply(new).status == "applied"
+    records = ledger.app.recorder.select_notifications(
+        1, 100, topics=[CommandRecord.Applied.TOPIC]
+    )
+    assert records[-1].originator_id == uuid5(COMMAND_NAMESPACE, "after-upgrade-2")
+    assert ledger.apply(new).status == "duplicate"
