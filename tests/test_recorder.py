@@ -14,7 +14,12 @@ from eventsourcing.utils import get_topic
 
 from ledger import Ledger
 from ledger.persistence import store_env
-from ledger.recorder import ROWS_PER_STATEMENT, TOPIC, BatchSQLiteApplicationRecorder
+from ledger.recorder import (
+    CHECKPOINT_PAGES,
+    ROWS_PER_STATEMENT,
+    TOPIC,
+    BatchSQLiteApplicationRecorder,
+)
 
 
 class FileRecorder:
@@ -64,3 +69,13 @@ def test_the_ledger_uses_it(tmp_path: Path) -> None:
     assert get_topic(BatchSQLiteApplicationRecorder) == TOPIC
     with Ledger(tmp_path) as ledger:
         assert type(ledger.app.recorder) is BatchSQLiteApplicationRecorder
+
+
+def test_a_save_sets_the_longer_checkpoint_interval(tmp_path: Path) -> None:
+    recorder = BatchSQLiteApplicationRecorder(SQLiteDatastore(str(tmp_path / "e.sqlite")))
+    recorder.create_table()
+    recorder.insert_events([StoredEvent(originator_id=uuid4(), originator_version=1, topic="t",
+                                        state=b"{}")])
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute("PRAGMA wal_autocheckpoint")
+        assert c.fetchone()[0] == CHECKPOINT_PAGES == 10_000  # SQLite's default is 1,000
