@@ -28,6 +28,7 @@ from eventsourcing.persistence import (
     StoredEvent,
     Transcoder,
 )
+from eventsourcing.utils import get_topic
 
 CHAIN_KEY = "chain"
 GENESIS = ""
@@ -35,19 +36,24 @@ CACHE_SIZE = 20_000  # aggregates whose latest chain is remembered (one entry ea
 PAGE = 1_000
 
 
-def canonical(value: Any) -> bytes:
+#: orjson hands dates, datetimes and dataclasses (a `RinBlock`) to `default`, the transcoder's
+PASS_TO_TRANSCODER = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def canonical(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
     """One byte string per JSON value: sorted keys, no whitespace, UTF-8 (orjson's output is
     byte-identical to `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`
-    for the JSON the transcoder writes, and several times faster)."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    for the JSON the transcoder writes, and several times faster). `default` renders values
+    that are not JSON the way the transcoder does."""
+    return orjson.dumps(value, default=default, option=orjson.OPT_SORT_KEYS | PASS_TO_TRANSCODER)
 
 
 def link(previous: str, originator_id: UUID | str, version: int, topic: str,
-         state: dict[str, Any]) -> str:
+         state: dict[str, Any], default: Callable[[Any], Any] | None = None) -> str:
     """The chain of one event: sha256(previous chain + canonical bytes of this event)."""
     body = {"originator_id": str(originator_id), "originator_version": version, "topic": topic,
             "state": {k: v for k, v in state.items() if k != CHAIN_KEY}}
-    return hashlib.sha256(previous.encode() + canonical(body)).hexdigest()
+    return hashlib.sha256(previous.encode() + canonical(body, default)).hexdigest()
 
 
 class ChainMapper(Mapper[UUID]):
@@ -67,20 +73,30 @@ class ChainMapper(Mapper[UUID]):
         self._chains: OrderedDict[str, tuple[int, str]] = OrderedDict()  # id → (version, chain)
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
-        stored = super().to_stored_event(domain_event)
+        """The library's mapping (same state, same bytes), in one pass: orjson renders the
+        state, calling the transcoder's transcodings for values JSON lacks, then the chain."""
         if isinstance(domain_event, CanSnapshotAggregate):
-            return stored
-        state = orjson.loads(stored.state)
-        version = stored.originator_version
-        chain = link(self._previous(stored.originator_id, version), stored.originator_id,
-                     version, stored.topic, state)
+            return super().to_stored_event(domain_event)
+        topic = get_topic(type(domain_event))
+        state = dict(vars(domain_event))
+        originator_id, version = state.pop("originator_id"), state.pop("originator_version")
+        class_version = getattr(type(domain_event), "class_version", 1)
+        if class_version > 1:
+            state["class_version"] = class_version
+        chain = link(self._previous(originator_id, version), originator_id, version, topic,
+                     state, self._default)
         state[CHAIN_KEY] = chain
-        if stored.topic not in self._final_topics:
-            self._remember(str(stored.originator_id), version, chain)
+        if topic not in self._final_topics:
+            self._remember(str(originator_id), version, chain)
         return StoredEvent(
-            originator_id=stored.originator_id, originator_version=version, topic=stored.topic,
-            state=orjson.dumps(state),
+            originator_id=originator_id, originator_version=version, topic=topic,
+            state=orjson.dumps(state, default=self._default, option=PASS_TO_TRANSCODER),
         )
+
+    def _default(self, value: Any) -> dict[str, Any]:
+        """A value JSON lacks, as the transcoder writes it: {"_type_": name, "_data_": …}."""
+        transcoding = self.transcoder.types[type(value)]  # type: ignore[attr-defined]
+        return {"_type_": transcoding.name, "_data_": transcoding.encode(value)}
 
     def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:
         if isinstance(stored_event.state, str):  # a row rewritten as SQLite TEXT by hand
