@@ -78,7 +78,7 @@ class FuelBook:
 
     def _pack(self, dates: list[date]) -> None:
         """Move the changes of `dates`, the earliest unpacked ones, into the packed part."""
-        self._packed.append(orjson.dumps([[d.toordinal(), str(self._deltas[d])] for d in dates]))
+        self._packed.append(packed([[d.toordinal(), str(self._deltas[d])] for d in dates]))
         for d in dates:
             self._packed_total += self._deltas.pop(d)
         self._packed_last = dates[-1].toordinal()
@@ -109,10 +109,15 @@ class FuelBook:
         older = records[:-RECENT] if len(records) >= 2 * RECENT else []
         if older:
             pairs = [[date.fromisoformat(d).toordinal(), v] for d, v in older]
-            book._packed = [orjson.dumps(pairs)]
+            book._packed = [packed(pairs)]
             book._packed_last = date.fromisoformat(older[-1][0]).toordinal()
             book._packed_total = sum((Decimal(v) for _, v in older), ZERO)
         book._deltas = {date.fromisoformat(d): Decimal(v) for d, v in records[len(older):]}
         book._dates = sorted(book._deltas)
         book._total = sum(book._deltas.values(), book._packed_total)
         return book
+
+
+def packed(records: list[list[Any]]) -> bytes:
+    """The records as JSON bytes of their own size (orjson's result keeps a 16 KB buffer)."""
+    return memoryview(orjson.dumps(records)).tobytes()
