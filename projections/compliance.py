@@ -18,7 +18,7 @@ from ledger.rules.s1427_compliance import CompliancePosition, Retirement, compli
 from projections.batch import Batch
 from projections.facts import Fact
 from projections.invalid import REPLACEMENT, invalid_retired
-from projections.schema import Table
+from projections.schema import Table, View
 
 OBLIGATIONS = Table(
     "obligations",
@@ -36,24 +36,6 @@ OBLIGATIONS = Table(
     },
     pk=("notification_id",),
     indexes=(("party", "year"),),
-)
-RETIREMENTS = Table(
-    "compliance_retirements",
-    "Gallon-RINs retired for compliance (§80.1427(a)), or to replace invalid RINs retired for "
-    "compliance (EMTS 110, §80.1474(b)), one row per retired block.",
-    {
-        "notification_id": (int, "position of the retirement in the notification log"),
-        "seq": (int, "index of the block within the event"),
-        "party": (str, "4-digit company id of the retiring party"),
-        "compliance_year": (int, "the year the RINs are retired for"),
-        "effective_date": (str, "date of the retirement (ISO)"),
-        "d_code": (int, "D code"),
-        "vintage": (int, "year the RINs were generated"),
-        "category": (str, "CB or BBD for a D7 RIN (§80.1427(a)(3)(ii)), else empty"),
-        "gallon_rins": (int, "gallon-RINs retired"),
-    },
-    pk=("notification_id", "seq"),
-    indexes=(("party", "compliance_year"),),
 )
 POSITIONS = Table(
     "compliance",
@@ -75,30 +57,45 @@ POSITIONS = Table(
     },
     pk=("party", "year", "category"),
 )
-TABLES = (OBLIGATIONS, RETIREMENTS, POSITIONS)
+TABLES = (OBLIGATIONS, POSITIONS)
 COLUMNS = list(POSITIONS.columns)
 #: retirements that count toward a year's RVOs: compliance, and replacements of invalid RINs
 APPLIED_REASONS = ("compliance", REPLACEMENT)
+RETIREMENTS = View(
+    "compliance_retirements",
+    "gallon-RINs retired for compliance (§80.1427(a)), or to replace invalid RINs retired for "
+    "compliance (EMTS 110, §80.1474(b)), one row per retired block: the retired_blocks rows "
+    "with those reasons.",
+    {
+        "notification_id": "position of the retirement in the notification log",
+        "seq": "index of the block within the event",
+        "party": "4-digit company id of the retiring party",
+        "compliance_year": "the year the RINs are retired for",
+        "effective_date": "date of the retirement (ISO)",
+        "d_code": "D code",
+        "vintage": "year the RINs were generated",
+        "category": "CB or BBD for a D7 RIN (§80.1427(a)(3)(ii)), else empty",
+        "gallon_rins": "gallon-RINs retired",
+    },
+    "SELECT notification_id, seq, party, compliance_year, effective_date, d_code, vintage, "
+    "category, gallon_rins FROM retired_blocks WHERE reason IN "
+    f"({', '.join(repr(reason) for reason in APPLIED_REASONS)})",
+)
+VIEWS = (RETIREMENTS,)
+KINDS = frozenset({"obligation_reported", "retired"})
+SLOT = "compliance_year, d_code, vintage, category"
 
 
 def project(fact: Fact, batch: Batch) -> None:
     event = fact.event
     if fact.kind == "obligation_reported":
-        batch.add(OBLIGATIONS.name, {
-            "notification_id": fact.notification_id, "party": fact.party, "year": event.year,
-            "effective_date": fact.effective_date, "source": event.source,
-            "approach": event.approach, "bbd_2010_reduction": event.bbd_2010_reduction,
-            **{c.value: int(event.rvo.get(c.value, 0)) for c in Category},
-        })
+        batch.add(OBLIGATIONS, (
+            fact.notification_id, fact.party, event.year, fact.effective_date, event.source,
+            event.approach, event.bbd_2010_reduction,
+            *(int(event.rvo.get(c.value, 0)) for c in Category),
+        ))
         batch.compliance_parties.add(fact.party)
-    elif fact.kind == "retired" and event.reason in APPLIED_REASONS:
-        for seq, block in enumerate(fact.blocks):
-            batch.add(RETIREMENTS.name, {
-                "notification_id": fact.notification_id, "seq": seq, "party": fact.party,
-                "compliance_year": event.compliance_year, "effective_date": fact.effective_date,
-                "d_code": block.key.d_code, "vintage": block.key.vintage,
-                "category": event.category, "gallon_rins": block.gallon_rins,
-            })
+    elif event.reason in APPLIED_REASONS:  # a retirement, its blocks kept by `invalid`
         batch.compliance_parties.add(fact.party)
 
 
@@ -116,11 +113,16 @@ def positions(db: Database, party: str) -> list[CompliancePosition]:
     invalid = invalid_retired(db, party)
     sums: dict[tuple[int, int, int, str | None], int] = defaultdict(int)
     for row in db.query(
-        "SELECT notification_id, seq, compliance_year, d_code, vintage, category, gallon_rins "
-        "FROM compliance_retirements WHERE party = ?", [party],
+        f"SELECT {SLOT}, SUM(gallon_rins) AS n FROM compliance_retirements WHERE party = ? "
+        f"GROUP BY {SLOT}", [party],
     ):
-        slot = (row["compliance_year"], row["d_code"], row["vintage"], row["category"])
-        sums[slot] += row["gallon_rins"] - invalid.get((row["notification_id"], row["seq"]), 0)
+        sums[slot(row)] += row["n"]
+    if invalid:
+        for row in db.query(
+            f"SELECT notification_id, seq, {SLOT} FROM compliance_retirements WHERE party = ?",
+            [party],
+        ):
+            sums[slot(row)] -= invalid.get((row["notification_id"], row["seq"]), 0)
     retired: dict[int, list[Retirement]] = defaultdict(list)
     for (year, d_code, vintage, category), n in sorted(
         sums.items(), key=lambda item: (item[0][:3], item[0][3] or "")
@@ -144,17 +146,20 @@ def positions(db: Database, party: str) -> list[CompliancePosition]:
     return out
 
 
+def slot(row: Any) -> tuple[int, int, int, str | None]:
+    """What retired gallon-RINs are summed by: compliance year, D code, vintage, category."""
+    return row["compliance_year"], row["d_code"], row["vintage"], row["category"]
+
+
 def refresh(db: Database, parties: set[str]) -> None:
     """Recompute the positions table rows of `parties`, inside the caller's transaction."""
     for party in sorted(parties):
         db.execute("DELETE FROM compliance WHERE party = ?", [party])
-        rows = [
-            {column: str(getattr(p, column)) if column in ("category", "status")
-             else getattr(p, column) for column in COLUMNS}
+        db.conn.executemany(POSITIONS.insert_sql(), [
+            tuple(str(getattr(p, column)) if column in ("category", "status")
+                  else getattr(p, column) for column in COLUMNS)
             for p in positions(db, party)
-        ]
-        if rows:
-            db[POSITIONS.name].insert_all(rows)  # type: ignore[union-attr]
+        ])
 
 
 def compliance(db: Database, year: int, party: str | None = None) -> list[dict[str, Any]]:

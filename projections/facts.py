@@ -1,57 +1,97 @@
 """A `Fact`: one Party event from the notification log, with its position and its party's id.
 
 Party events other than `Registered` do not carry the party's company id, so the follower maps
-each aggregate id to the id its `Registered` event gave.
+each aggregate id to the id its `Registered` event gave. What every view reads of an event (its
+kind, ISO date, blocks and their codes, counterparty) is worked out once, when the fact is made;
+what depends only on the event's class is worked out once per class.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from functools import cache, lru_cache
+from typing import Any, NamedTuple
 
 from ledger.rin import RinBlock
 
-COMMAND_TOPIC = "rin_ledger:CommandRecord"
+#: where the batch identity YYYYCCCCFFFFFBBBBB (§80.1425(e)) sits in a 38-character code
+BATCH = slice(1, 19)
+#: the field naming an event's blocks, where it is not `rins`
+BLOCK_FIELDS = {"generated": "rin", "split": "daughters"}
+COUNTERPARTY_FIELDS = ("to_party", "from_party", "counterparty")
 
 
-@dataclass(frozen=True)
-class Fact:
+class Shape(NamedTuple):
+    """What an event class says about its events: kind, and which fields hold what."""
+
+    kind: str
+    dated: bool
+    blocks: str | None
+    counterparty: str | None
+
+
+class Fact(NamedTuple):
     """One domain event at notification `notification_id`, owned by party `party`."""
 
     notification_id: int
     party: str
     kind: str
     event: Any
+    #: the event's effective date as ISO text (an obligation report may have none)
+    effective_date: str | None
+    #: the exact blocks the event names (a split's daughters, a generation's batch)
+    blocks: list[RinBlock]
+    #: each block's 38-character code
+    codes: list[str]
+    counterparty: str | None
 
-    @property
-    def effective_date(self) -> str | None:
-        """The event's effective date as ISO text (an obligation report may have none)."""
-        value: date | None = getattr(self.event, "effective_date", None)
-        return value.isoformat() if value else None
-
-    @property
-    def blocks(self) -> list[RinBlock]:
-        """The exact blocks the event names (a split's daughters, a generation's batch)."""
-        if self.kind == "generated":
-            return [self.event.rin]
-        if self.kind == "split":
-            return list(self.event.daughters)
-        return list(getattr(self.event, "rins", []) or [])
-
-    @property
-    def counterparty(self) -> str | None:
-        for name in ("to_party", "from_party", "counterparty"):
-            value = getattr(self.event, name, None)
-            if value:
-                return str(value)
-        return None
+    @classmethod
+    def of(cls, notification_id: int, party: str, event: Any) -> Fact:
+        """The fact of `event`, its per-event values computed once for every view."""
+        shape = shape_of(type(event))
+        day = event.effective_date if shape.dated else None
+        blocks = blocks_of(event, shape.blocks)
+        other = getattr(event, shape.counterparty) if shape.counterparty else None
+        return cls(
+            notification_id, party, shape.kind, event, iso(day) if day else None,
+            blocks, [block.code for block in blocks], str(other) if other else None,
+        )
 
 
-def kind_of(event: Any) -> str:
-    """`TransferredOut` → `transferred_out`: the event's type as a snake-case word."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(event).__name__).lower()
+@cache
+def shape_of(event_class: type) -> Shape:
+    """The kind of an event class and the fields its events carry dates, blocks and the other
+    party in (a class never changes, so this is asked once per class)."""
+    kind = kind_of(event_class)
+    fields = {field.name for field in dataclasses.fields(event_class)}
+    blocks = BLOCK_FIELDS.get(kind, "rins")
+    return Shape(
+        kind, "effective_date" in fields, blocks if blocks in fields else None,
+        next((name for name in COUNTERPARTY_FIELDS if name in fields), None),
+    )
+
+
+@lru_cache(maxsize=65_536)
+def iso(day: date) -> str:
+    """A date as ISO text, remembered: a day recurs in many events, and a batch's generation
+    date in every block of it."""
+    return day.isoformat()
+
+
+def blocks_of(event: Any, field: str | None) -> list[RinBlock]:
+    """The blocks in the event's `field`: one block, a list of them, or none."""
+    value = getattr(event, field) if field else None
+    if isinstance(value, RinBlock):
+        return [value]
+    return list(value or ())
+
+
+@cache
+def kind_of(event_class: type) -> str:
+    """`TransferredOut` → `transferred_out`: the event class's name as a snake-case word."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", event_class.__name__).lower()
 
 
 def batch_of(block: RinBlock) -> str:

@@ -3,6 +3,10 @@
 A position on day X as the ledger knew it at notification N is the SQL sum of the rows with
 `effective_date <= X` and `notification_id <= N`; no event is replayed. A party may move a
 gallon-RIN only on or after the date it acquired it, so no sum is negative on any date.
+
+`holdings_monthly` keeps those sums per month, so a position as the ledger knows it now adds
+the party's whole months before X's month (a row per month, D code, vintage and K) to the rows
+of X's month instead of summing its whole history; a back-dated event changes its own month.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from sqlite_utils import Database
 
 from ledger.rin import RinBlock
 from projections.batch import Batch
-from projections.facts import Fact, batch_of
-from projections.schema import Table
+from projections.facts import BATCH, Fact, iso
+from projections.schema import Table, View
 
 HISTORY = Table(
     "holdings_history",
@@ -28,6 +32,7 @@ HISTORY = Table(
         "party": (str, "4-digit company id of the holder"),
         "effective_date": (str, "the transaction date (ISO) the change takes effect"),
         "event": (str, "assigned, transferred_out, transferred_in, separated or retired"),
+        "counterparty": (str, "the other party of a transfer"),
         "d_code": (int, "D code (§80.1425(g))"),
         "vintage": (int, "YYYY, the year the RIN was generated (§80.1425(b))"),
         "k": (int, "K: 1 assigned, 2 separated (§80.1425(a))"),
@@ -44,56 +49,126 @@ HISTORY = Table(
     # covering the as-of query (party, date, known-at), so it never reads the table itself
     indexes=(
         ("party", "effective_date", "notification_id", "d_code", "vintage", "k", "gallon_rins"),
-        ("batch",), ("effective_date",),
+        ("batch", "serial_start"),
     ),
+    index_late=True,
 )
-TABLES = (HISTORY,)
-CURRENT_VIEW = (
-    "CREATE VIEW IF NOT EXISTS holdings AS SELECT party, d_code, vintage, k, "
-    "SUM(gallon_rins) AS gallon_rins FROM holdings_history GROUP BY party, d_code, vintage, k "
-    "HAVING SUM(gallon_rins) != 0"
+MONTHLY = Table(
+    "holdings_monthly",
+    "Net change to a party's gallon-RINs per month of effective date, D code, vintage and K: "
+    "the sum of that month's holdings_history rows. A position on day X is the sum of the "
+    "months before X's month plus holdings_history's rows from the first of X's month to X.",
+    {
+        "party": (str, "4-digit company id of the holder"),
+        "month": (str, "YYYY-MM of the effective date"),
+        "d_code": (int, "D code (§80.1425(g))"),
+        "vintage": (int, "YYYY, the year the RIN was generated (§80.1425(b))"),
+        "k": (int, "K: 1 assigned, 2 separated (§80.1425(a))"),
+        "gallon_rins": (int, "net signed change in gallon-RINs that month"),
+    },
+    pk=("party", "month", "d_code", "vintage", "k"),
+    derived_from=HISTORY.name,
+    derive="SELECT party, substr(effective_date, 1, 7), d_code, vintage, k, SUM(gallon_rins) "
+           "FROM holdings_history WHERE rowid > ? GROUP BY 1, 2, 3, 4, 5",
 )
+TABLES = (HISTORY, MONTHLY)
+#: the columns of a change to a position, in holdings_history and holdings_monthly alike
+CHANGE = "party, d_code, vintage, k, gallon_rins"
+CURRENT = View(
+    "holdings",
+    "gallon-RINs held now per party, D code, vintage and K.",
+    {
+        "party": "4-digit company id of the holder",
+        "d_code": "D code (§80.1425(g))",
+        "vintage": "YYYY, the year the RIN was generated (§80.1425(b))",
+        "k": "K: 1 assigned, 2 separated (§80.1425(a))",
+        "gallon_rins": "gallon-RINs held",
+    },
+    "SELECT party, d_code, vintage, k, SUM(gallon_rins) AS gallon_rins FROM holdings_history "
+    "GROUP BY party, d_code, vintage, k HAVING SUM(gallon_rins) != 0",
+)
+VIEWS = (CURRENT,)
 
 
-def changes(fact: Fact) -> list[tuple[RinBlock, int]]:
-    """The (block, sign) changes an event makes to its party's holdings."""
-    kind, blocks = fact.kind, fact.blocks
-    if kind in ("assigned", "transferred_in"):
-        return [(b, 1) for b in blocks]
-    if kind in ("transferred_out", "retired"):
-        return [(b, -1) for b in blocks]
-    if kind == "separated":  # §80.1429(c): K changes 1 → 2, serials unchanged
-        return [(b, -1) for b in blocks] + [
-            (RinBlock(b.key.with_k(2), b.start, b.end), 1) for b in blocks
-        ]
-    return []
+#: the sign of the change each kind of event makes to its party's holdings
+SIGNS = {"assigned": 1, "transferred_in": 1, "transferred_out": -1, "retired": -1,
+         "separated": -1}
+KINDS = frozenset(SIGNS)
+
+
+#: one block's change to a party's holdings: the block as the event names it, its code and K as
+#: the party holds it, and the signed gallon-RINs
+Change = tuple[RinBlock, str, int, int]
+
+
+def changes(fact: Fact) -> list[Change]:
+    """The signed changes an event makes to its party's holdings, one per block."""
+    sign = SIGNS.get(fact.kind)
+    if sign is None:
+        return []
+    pairs = list(zip(fact.blocks, fact.codes, strict=True))
+    out = [(b, code, b.key.k, sign * b.gallon_rins) for b, code in pairs]
+    if fact.kind == "separated":  # §80.1429(c): K changes 1 → 2, serials unchanged
+        out += [(b, f"2{code[1:]}", 2, b.gallon_rins) for b, code in pairs]
+    return out
 
 
 def project(fact: Fact, batch: Batch) -> None:
-    for seq, (block, sign) in enumerate(changes(fact)):
+    for seq, (block, code, k, gallon_rins) in enumerate(changes(fact)):
         key = block.key
-        batch.add(HISTORY.name, {
-            "notification_id": fact.notification_id, "seq": seq, "party": fact.party,
-            "effective_date": fact.effective_date, "event": fact.kind, "d_code": key.d_code,
-            "vintage": key.vintage, "k": key.k, "gallon_rins": sign * block.gallon_rins,
-            "rin": block.code, "batch": batch_of(block), "serial_start": block.start,
-            "serial_end": block.end, "rr": key.rr, "fuel": key.fuel,
-            "generated": key.generated.isoformat(),
-        })
+        batch.add(HISTORY, (
+            fact.notification_id, seq, fact.party, fact.effective_date, fact.kind,
+            fact.counterparty, key.d_code, key.vintage, k, gallon_rins, code, code[BATCH],
+            block.start, block.end, key.rr, key.fuel, iso(key.generated),
+        ))
 
 
-def where(party: str | None, as_of: date | None, known_at: int | None) -> tuple[str, list[Any]]:
+def where(*conditions: tuple[str, Any]) -> tuple[str, list[Any]]:
+    """A WHERE clause of the conditions whose value is given (not None), and its parameters."""
+    given = [(clause, value) for clause, value in conditions if value is not None]
+    return " AND ".join(["1 = 1", *(clause for clause, _ in given)]), [v for _, v in given]
+
+
+def known(party: str | None, as_of: date | None, known_at: int | None) -> tuple[str, list[Any]]:
     """The WHERE clause selecting the rows known at `known_at` and effective by `as_of`."""
-    clauses, params = ["1 = 1"], []
-    for clause, value in (
-        ("party = ?", party),
-        ("effective_date <= ?", as_of.isoformat() if as_of else None),
+    return where(
+        ("party = ?", party), ("effective_date <= ?", as_of.isoformat() if as_of else None),
         ("notification_id <= ?", known_at),
-    ):
-        if value is not None:
-            clauses.append(clause)
-            params.append(value)
-    return " AND ".join(clauses), params
+    )
+
+
+def history_rows(
+    party: str | None, as_of: date | None, known_at: int | None
+) -> tuple[str, list[Any]]:
+    """Every holdings_history row of a position: the definition, and the only rows that can
+    say what the ledger knew at notification `known_at`."""
+    clause, params = known(party, as_of, known_at)
+    return f"SELECT {CHANGE} FROM holdings_history WHERE {clause}", params
+
+
+def monthly_rows(party: str | None, as_of: date | None) -> tuple[str, list[Any]]:
+    """The same sum from far fewer rows: holdings_monthly's months before `as_of`'s month, and
+    holdings_history's rows from the first of that month to `as_of`."""
+    month = as_of.isoformat()[:7] if as_of else None
+    before, params = where(("party = ?", party), ("month < ?", month))
+    sql = f"SELECT {CHANGE} FROM holdings_monthly WHERE {before}"
+    if as_of is None:
+        return sql, params
+    within, more = where(
+        ("party = ?", party), ("effective_date >= ?", f"{month}-01"),
+        ("effective_date <= ?", as_of.isoformat()),
+    )
+    return f"{sql} UNION ALL SELECT {CHANGE} FROM holdings_history WHERE {within}", params + more
+
+
+def position(db: Database, rows: tuple[str, list[Any]]) -> list[dict[str, Any]]:
+    """Gallon-RINs held per party, D code, vintage and K: the non-zero sums of `rows`."""
+    sql, params = rows
+    return [dict(row) for row in db.query(
+        f"SELECT party, d_code, vintage, k, SUM(gallon_rins) AS gallon_rins FROM ({sql}) "
+        "GROUP BY party, d_code, vintage, k HAVING SUM(gallon_rins) != 0 "
+        "ORDER BY party, d_code, vintage, k", params,
+    )]
 
 
 def holdings(
@@ -103,20 +178,16 @@ def holdings(
     """Gallon-RINs held per party, D code, vintage and K on `as_of`, as known at `known_at`."""
     if blocks:
         return held_blocks(db, party, as_of, known_at)
-    clause, params = where(party, as_of, known_at)
-    sql = (
-        "SELECT party, d_code, vintage, k, SUM(gallon_rins) AS gallon_rins "
-        f"FROM holdings_history WHERE {clause} GROUP BY party, d_code, vintage, k "
-        "HAVING SUM(gallon_rins) != 0 ORDER BY party, d_code, vintage, k"
-    )
-    return [dict(row) for row in db.query(sql, params)]
+    if known_at is None:
+        return position(db, monthly_rows(party, as_of))
+    return position(db, history_rows(party, as_of, known_at))
 
 
 def held_blocks(
     db: Database, party: str | None, as_of: date | None, known_at: int | None
 ) -> list[dict[str, Any]]:
     """One row per contiguous held block: acquired minus disposed serials per party and key."""
-    clause, params = where(party, as_of, known_at)
+    clause, params = known(party, as_of, known_at)
     sql = (
         "SELECT party, substr(rin, 1, 22) AS prefix, d_code, vintage, k, serial_start, "
         f"serial_end, gallon_rins FROM holdings_history WHERE {clause}"

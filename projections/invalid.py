@@ -2,8 +2,9 @@
 with its reason, and the report of who holds invalid RINs now, who retired them for which
 compliance year, and how many valid RINs of which D codes each must still retire to replace them.
 
-`retired_blocks` shares its key (notification id, index of the block in the event) with
-`compliance_retirements`, so compliance positions can leave out the invalid part of each block.
+`retired_blocks` keeps every retired block with its key (notification id, index of the block in
+the event); the `compliance_retirements` view is its compliance and replacement rows, so
+compliance positions can leave out the invalid part of each block.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ledger.rules.s1407_obligations import Category
 from ledger.rules.s1427_compliance import valid_for
 from ledger.rules.s1431_invalid import replacement_d_codes
 from projections.batch import Batch
-from projections.facts import Fact, batch_of, kind_of
+from projections.facts import BATCH, Fact, kind_of
 from projections.schema import Table
 
 INVALID_RANGES = Table(
@@ -43,8 +44,8 @@ INVALID_RANGES = Table(
 )
 RETIRED = Table(
     "retired_blocks",
-    "Every retired block with its EMTS reason, compliance year and serials; keyed like "
-    "compliance_retirements.",
+    "Every retired block with its EMTS reason, compliance year and serials; its compliance "
+    "and replacement rows are the compliance_retirements view.",
     {
         "notification_id": (int, "position of the retirement in the notification log"),
         "seq": (int, "index of the block within the event"),
@@ -72,41 +73,32 @@ COLUMNS = [
 ]
 USED = "compliance"  # the retirement reason whose invalid RINs must be replaced (§80.1474(b))
 REPLACEMENT = "remedial_invalid"  # EMTS 110, §80.1431(c)
+KINDS = frozenset({"retired"})
 
 
 def project(fact: Fact, batch: Batch) -> None:
     """Keep every retired block with its reason (a Party event)."""
-    if fact.kind != "retired":
-        return
     event = fact.event
-    for seq, block in enumerate(fact.blocks):
-        batch.add(RETIRED.name, {
-            "notification_id": fact.notification_id, "seq": seq, "party": fact.party,
-            "effective_date": fact.effective_date, "reason": event.reason,
-            "reason_code": event.reason_code, "compliance_year": event.compliance_year,
-            "category": event.category, "batch": batch_of(block), "serial_start": block.start,
-            "serial_end": block.end, "k": block.key.k, "d_code": block.key.d_code,
-            "vintage": block.key.vintage, "gallon_rins": block.gallon_rins,
-        })
+    for seq, (block, code) in enumerate(zip(fact.blocks, fact.codes, strict=True)):
+        key = block.key
+        batch.add(RETIRED, (
+            fact.notification_id, seq, fact.party, fact.effective_date, event.reason,
+            event.reason_code, event.compliance_year, event.category, code[BATCH], block.start,
+            block.end, key.k, key.d_code, key.vintage, block.gallon_rins,
+        ))
 
 
 def project_finding(notification_id: int, event: Any, batch: Batch) -> None:
     """Keep the ranges of a BatchInvalidation `Invalidated` event (its `Opened` adds nothing)."""
-    if kind_of(event) != "invalidated":
+    if kind_of(type(event)) != "invalidated":
         return
     for seq, block in enumerate(event.rins):
-        batch.add(INVALID_RANGES.name, {
-            "notification_id": notification_id, "seq": seq, "batch": batch_of(block),
-            "serial_start": block.start, "serial_end": block.end,
-            "gallon_rins": block.gallon_rins, "d_code": block.key.d_code,
-            "effective_date": event.effective_date.isoformat(), "reason": event.reason,
-            "note": event.note, "rin": block.code,
-        })
-
-
-def invalidated_batches(batch: Batch) -> set[str]:
-    """The batches a batch of events found (more) invalid."""
-    return {row["batch"] for row in batch.rows.get(INVALID_RANGES.name, [])}
+        code = block.code
+        batch.add(INVALID_RANGES, (
+            notification_id, seq, code[BATCH], block.start, block.end, block.gallon_rins,
+            block.key.d_code, event.effective_date.isoformat(), event.reason, event.note, code,
+        ))
+        batch.invalidated.add(code[BATCH])
 
 
 def retirers(db: Database, batches: set[str]) -> set[str]:

@@ -18,30 +18,30 @@ from typing import Any
 from sqlite_utils import Database
 
 from ledger.ledger import Ledger
+from ledger.party import Party
 from ledger.ranges import RangeError, SerialSet
-from projections.facts import COMMAND_TOPIC, Fact, batch_of, kind_of
+from projections.facts import Fact, batch_of
 from projections.holdings import changes
 from projections.quarterly import fuel_change
-from projections.runner import TABLES, project, rebuild, views_path
+from projections.runner import TABLES, TOPICS, project, rebuild, views_path
 
 
 def facts(ledger: Ledger, stop: int) -> list[Fact]:
     """Every Party event up to notification `stop`, in log order, with its party's id."""
     app, owners, out, position = ledger.app, {}, [], 0
     while True:
-        batch = app.recorder.select_notifications(position, 1000, stop, inclusive_of_start=False)
+        batch = app.recorder.select_notifications(
+            position, 1000, stop, topics=TOPICS, inclusive_of_start=False
+        )
         if not batch:
             return out
         for n in batch:
-            if n.topic.startswith(COMMAND_TOPIC):
-                continue
             event = app.mapper.to_domain_event(n)
-            kind = kind_of(event)
-            if kind == "registered":
-                owners[str(event.originator_id)] = event.party_id
-            owner = owners.get(str(event.originator_id))
+            if type(event) is Party.Registered:
+                owners[event.originator_id] = event.party_id
+            owner = owners.get(event.originator_id)
             if owner is not None:
-                out.append(Fact(n.id, owner, kind, event))
+                out.append(Fact.of(n.id, owner, event))
         position = batch[-1].id
 
 
@@ -60,18 +60,18 @@ class Replay:
         if fact.kind == "generated":
             block = fact.event.rin
             self.generated[batch_of(block)] = SerialSet(((block.start, block.end),))
-        for block, sign in changes(fact):
+        for block, code, k, gallon_rins in changes(fact):
             batch, serials = batch_of(block), SerialSet(((block.start, block.end),))
-            slot = (fact.party, batch, block.key.k)
+            slot = (fact.party, batch, k)
             try:
-                if sign > 0:
-                    if block.key.k == 1 and self.separated[batch].overlaps(serials):
-                        self.problems.append(f"{where}: {block.code} goes back from K=2 to K=1")
+                if gallon_rins > 0:
+                    if k == 1 and self.separated[batch].overlaps(serials):
+                        self.problems.append(f"{where}: {code} goes back from K=2 to K=1")
                     self.held[slot] = self.held[slot].union(serials)
                 else:
                     self.held[slot] = self.held[slot].subtract(serials)
             except RangeError as exc:
-                self.problems.append(f"{where}: {block.code}: {exc}")
+                self.problems.append(f"{where}: {code}: {exc}")
         if fact.kind == "separated":
             for block in fact.blocks:
                 if block.key.k != 1:
@@ -114,8 +114,9 @@ def dated_checks(all_facts: list[Fact]) -> list[str]:
         lambda: defaultdict(lambda: defaultdict(int)))
     fuel: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
     for fact in all_facts:
-        for block, sign in changes(fact):
-            points = serials[(fact.party, block.key.prefix)][fact.effective_date or ""]
+        for block, code, _, gallon_rins in changes(fact):
+            sign = 1 if gallon_rins > 0 else -1
+            points = serials[(fact.party, code[:22])][fact.effective_date or ""]
             points[block.start] += sign
             points[block.end + 1] -= sign
         change = fuel_change(fact)

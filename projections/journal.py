@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from sqlite_utils import Database
 
@@ -30,31 +31,42 @@ JOURNAL = Table(
         "rins": (str, "the 38-character codes of the blocks named, space-separated"),
     },
     pk=("notification_id",),
-    indexes=(("party",), ("recorded",)),
+    indexes=(("recorded",),),
+    index_late=True,
 )
 TABLES = (JOURNAL,)
+KINDS = None  # every Party event
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+SECOND = timedelta(seconds=1)
 
 
 def stamp(moment: datetime) -> str:
-    """A UTC timestamp with microseconds, so that text order is time order."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    """An aware time as UTC ISO text with microseconds, so that text order is time order:
+    `moment.astimezone(UTC).isoformat(timespec="microseconds")`, but with the part up to the
+    second formatted once per second (that isoformat cost a sixth of projecting an event)."""
+    return f"{utc_second((moment - EPOCH) // SECOND)}.{moment.microsecond:06d}+00:00"
+
+
+@lru_cache(maxsize=4_096)
+def utc_second(seconds: int) -> str:
+    """`YYYY-MM-DDTHH:MM:SS`, in UTC, of a POSIX time."""
+    return (EPOCH + timedelta(seconds=seconds)).isoformat()[:19]
 
 
 def project(fact: Fact, batch: Batch) -> None:
     event, blocks = fact.event, fact.blocks
-    first = blocks[0].key if blocks else None
+    if blocks:
+        first = blocks[0].key
+        named = (first.d_code, first.vintage, first.k, sum([b.gallon_rins for b in blocks]))
+    else:
+        named = (None, None, None, None)
     volume = getattr(event, "standardized_volume", None) or getattr(event, "volume", None)
-    reason = getattr(event, "reason", None) or getattr(event, "direction", None)
-    batch.add(JOURNAL.name, {
-        "notification_id": fact.notification_id, "effective_date": fact.effective_date,
-        "recorded": stamp(event.timestamp), "event": fact.kind, "party": fact.party,
-        "counterparty": fact.counterparty, "d_code": first.d_code if first else None,
-        "vintage": first.vintage if first else None, "k": first.k if first else None,
-        "gallon_rins": sum(b.gallon_rins for b in blocks) if blocks else None,
-        "volume": None if volume is None else str(volume), "reason": reason,
-        "client_id": getattr(event, "client_id", None),
-        "rins": " ".join(b.code for b in blocks) or None,
-    })
+    batch.add(JOURNAL, (
+        fact.notification_id, fact.effective_date, stamp(event.timestamp), fact.kind, fact.party,
+        fact.counterparty, *named, None if volume is None else str(volume),
+        getattr(event, "reason", None) or getattr(event, "direction", None),
+        getattr(event, "client_id", None), " ".join(fact.codes) or None,
+    ))
 
 
 def position_at(db: Database, moment: datetime) -> int:

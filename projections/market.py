@@ -24,17 +24,18 @@ MARKET = Table(
     pk=("month", "d_code"),
 )
 TABLES = (MARKET,)
-COUNTED = {"generated", "separated", "retired"}
+#: the counted kinds, in the order of their columns
+KINDS = ("generated", "separated", "retired")
 
 
 def project(fact: Fact, batch: Batch) -> None:
-    if fact.kind not in COUNTED or not fact.effective_date:
+    if not fact.effective_date:
         return
+    month, column = fact.effective_date[:7], KINDS.index(fact.kind)
     for block in fact.blocks:
-        amounts = dict.fromkeys(("generated", "separated", "retired"), 0)
-        amounts[fact.kind] = block.gallon_rins
-        key = {"month": fact.effective_date[:7], "d_code": block.key.d_code}
-        batch.bump(MARKET.name, key, **amounts)
+        amounts = [0] * len(KINDS)
+        amounts[column] = block.gallon_rins
+        batch.bump(MARKET, (month, block.key.d_code), tuple(amounts))
 
 
 def market(db: Database, year: int | None = None) -> list[dict[str, Any]]:

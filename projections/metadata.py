@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from projections.runner import TABLES
+from projections.runner import SQL_VIEWS, TABLES
 
 METADATA_FILE = Path(__file__).with_name("metadata.json")
 
@@ -28,8 +28,7 @@ def metadata() -> dict[str, Any]:
                     **{t.name: t.metadata() for t in TABLES},
                     "tracking": {"description": "The last notification id projected, per "
                                                 "upstream application (eventsourcing)."},
-                    "holdings": {"description": "SQL view: gallon-RINs held now per party, "
-                                                "D code, vintage and K."},
+                    **{v.name: v.metadata() for v in SQL_VIEWS},
                 },
             },
         },

@@ -26,9 +26,8 @@ TABLES = (PARTIES,)
 
 
 def register(notification_id: int, event: Any, batch: Batch) -> None:
-    batch.add(PARTIES.name, {
-        "party": event.party_id, "name": event.name, "roles": json.dumps(list(event.roles)),
-        "facilities": json.dumps(list(event.facilities)),
-        "originator_id": str(event.originator_id), "notification_id": notification_id,
-    })
+    batch.add(PARTIES, (
+        event.party_id, event.name, json.dumps(list(event.roles)),
+        json.dumps(list(event.facilities)), str(event.originator_id), notification_id,
+    ))
 

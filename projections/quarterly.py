@@ -34,8 +34,10 @@ FUEL = Table(
     },
     pk=("notification_id",),
     indexes=(("party", "effective_date"),),
+    index_late=True,
 )
 TABLES = (FUEL,)
+KINDS = frozenset({"assigned", "transferred_in", "transferred_out", "fuel_moved", "separated"})
 
 
 def fuel_change(fact: Fact) -> Decimal | None:
@@ -55,10 +57,9 @@ def fuel_change(fact: Fact) -> Decimal | None:
 def project(fact: Fact, batch: Batch) -> None:
     change = fuel_change(fact)
     if change is not None:
-        batch.add(FUEL.name, {
-            "notification_id": fact.notification_id, "party": fact.party,
-            "effective_date": fact.effective_date, "event": fact.kind, "volume": str(change),
-        })
+        batch.add(FUEL, (
+            fact.notification_id, fact.party, fact.effective_date, fact.kind, str(change),
+        ))
 
 
 def quarter_ends(year: int) -> list[date]:

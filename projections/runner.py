@@ -1,8 +1,9 @@
 """The catch-up follower: reads the ledger's notification log and keeps the views exactly once.
 
 SQLite has no subscriptions, so `project` reads `select_notifications` from the last tracked
-position in batches (about 1,000 events a transaction, one tracking record per batch) and
-`rebuild` empties the views and starts from 0. CommandRecord events are skipped.
+position in batches (1,000 events a transaction, one tracking record per batch) and `rebuild`
+empties the views and starts from 0. Only Party and BatchInvalidation events are read, not the
+CommandRecords.
 """
 
 from __future__ import annotations
@@ -10,13 +11,18 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.domain import DomainEvent
+from eventsourcing.persistence import IntegrityError, Notification, Tracking
+from eventsourcing.utils import get_topic
 
 from ledger.invalidation import BatchInvalidation
 from ledger.ledger import Ledger
+from ledger.party import Party
 from projections import (
     compliance,
     holdings,
@@ -28,15 +34,29 @@ from projections import (
     quarterly,
 )
 from projections.batch import Batch
-from projections.facts import COMMAND_TOPIC, Fact, kind_of
+from projections.facts import Fact
 from projections.tracking import ViewRecorder
 
 VIEWS_FILE = "views.sqlite"
 BATCH_SIZE = 1000
 VIEW_MODULES = (holdings, quarterly, compliance, lineage, journal, market, invalid)
 TABLES = tuple(t for m in (parties, *VIEW_MODULES) for t in m.TABLES)
-SQL_VIEWS = (holdings.CURRENT_VIEW,)
+SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
+#: the tables' layout, kept in the file's user_version: a file of an older one is projected anew
+LAYOUT = 1
+#: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
+FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
+#: the topics of every event class of the aggregates the views follow: the CommandRecords, a
+#: third of the log, are never read
+TOPICS = sorted({
+    get_topic(member) for aggregate in (Party, BatchInvalidation)
+    for member in vars(aggregate).values()
+    if isinstance(member, type) and issubclass(member, DomainEvent)
+})
 Progress = Callable[[int, int], None]
+#: each Party aggregate's id, as its 128-bit integer (hashing a UUID runs Python code, once per
+#: event), → the party's company id
+Owners = dict[int, str]
 
 
 def views_path(ledger: Ledger) -> Path:
@@ -49,7 +69,7 @@ def views_path(ledger: Ledger) -> Path:
 def open_views(path: str | os.PathLike[str]) -> ViewRecorder:
     """The read-model file (its folder made if need be: a PostgreSQL ledger has no data folder)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    return ViewRecorder(path, TABLES, SQL_VIEWS)
+    return ViewRecorder(path, TABLES, SQL_VIEWS, LAYOUT)
 
 
 def project(
@@ -68,11 +88,15 @@ def rebuild(
     ledger: Ledger, path: str | os.PathLike[str] | None = None, *, batch_size: int = BATCH_SIZE,
     progress: Progress | None = None, stop: int | None = None,
 ) -> int:
-    """Empty the views and project every event from the start of the log."""
+    """Empty the views and project every event from the start of the log; then create the
+    large tables' indexes and the derived tables, each built once from all rows rather than
+    grown batch by batch."""
     recorder = open_views(path or views_path(ledger))
     try:
         recorder.clear(ledger.app.name)
-        return follow(ledger, recorder, batch_size, progress, stop)
+        position = follow(ledger, recorder, batch_size, progress, stop)
+        recorder.create_table()
+        return position
     finally:
         recorder.close()
 
@@ -81,65 +105,80 @@ def follow(
     ledger: Ledger, recorder: ViewRecorder, batch_size: int, progress: Progress | None,
     stop: int | None,
 ) -> int:
-    """Project batches until the log (or `stop`) is reached; one transaction per batch."""
+    """Project batches up to `stop` (or the end of the log when called); one transaction per
+    batch. Only the Party and BatchInvalidation events are read: a page of fewer than
+    `batch_size` of them has read everything up to the end, which is then the position."""
     app = ledger.app
     name = app.name
-    total = stop if stop is not None else app.recorder.max_notification_id() or 0
+    end = stop if stop is not None else app.recorder.max_notification_id() or 0
     position = recorder.max_tracking_id(name) or 0
-    owners = load_owners(recorder)
-    while True:
+    owners: Owners | None = None  # loaded once there is something to project
+    while position < end:
         notifications = app.recorder.select_notifications(
-            position, batch_size, stop, inclusive_of_start=False
+            position, batch_size, end, topics=TOPICS, inclusive_of_start=False
         )
-        if not notifications:
-            return position
-        batch = Batch()
-        for notification in notifications:
-            if not notification.topic.startswith(COMMAND_TOPIC):
-                apply_event(notification.id, app.mapper.to_domain_event(notification), owners,
-                            batch)
-        last = notifications[-1].id
+        last = notifications[-1].id if len(notifications) == batch_size else end
+        if owners is None:
+            owners = load_owners(recorder)
+        batch = collect(ledger, notifications, owners)
         try:
             recorder.record(batch, Tracking(name, last), finisher(batch))
         except (IntegrityError, sqlite3.IntegrityError):
             # Another follower recorded this position first: resume from where it got to.
             position = recorder.max_tracking_id(name) or 0
-            owners = load_owners(recorder)
+            owners = None
             continue
         position = last
         if progress is not None:
-            progress(position, max(total, position))
+            progress(position, end)
+    return position
 
 
-def apply_event(notification_id: int, event: Any, owners: dict[str, str], batch: Batch) -> None:
-    """Add one domain event's rows to `batch` in every view."""
-    if isinstance(event, BatchInvalidation.Event | BatchInvalidation.Opened):
+def collect(ledger: Ledger, notifications: list[Notification], owners: Owners) -> Batch:
+    """Every view's rows for a page of notifications."""
+    batch = Batch()
+    decode = ledger.app.mapper.to_domain_event
+    for notification in notifications:
+        apply_event(notification.id, decode(notification), owners, batch)
+    return batch
+
+
+def apply_event(notification_id: int, event: Any, owners: Owners, batch: Batch) -> None:
+    """Add one domain event's rows to `batch` in every view that takes its kind."""
+    if isinstance(event, FINDINGS):
         invalid.project_finding(notification_id, event, batch)
         return
-    kind = kind_of(event)
-    if kind == "registered":
-        owners[str(event.originator_id)] = event.party_id
+    aggregate = event.originator_id.int
+    if type(event) is Party.Registered:
+        owners[aggregate] = event.party_id
         parties.register(notification_id, event, batch)
-    owner = owners.get(str(event.originator_id))
+    owner = owners.get(aggregate)
     if owner is None:
         return  # not a Party event
-    fact = Fact(notification_id, owner, kind, event)
-    for module in VIEW_MODULES:
-        module.project(fact, batch)
+    fact = Fact.of(notification_id, owner, event)
+    for project in projectors(fact.kind):
+        project(fact, batch)
+
+
+@cache
+def projectors(kind: str) -> tuple[Callable[[Fact, Batch], None], ...]:
+    """The `project` functions of the views that take events of `kind` (each module's KINDS;
+    None means every kind)."""
+    return tuple(m.project for m in VIEW_MODULES if m.KINDS is None or kind in m.KINDS)
 
 
 def finisher(batch: Batch) -> Callable[[Any], None] | None:
     """Recompute the compliance positions of the parties this batch touched, including those
     that retired for compliance RINs of a batch it found invalid (§80.1431(b)(2))."""
-    invalidated = invalid.invalidated_batches(batch)
-    if not batch.compliance_parties and not invalidated:
+    if not batch.compliance_parties and not batch.invalidated:
         return None
     return lambda db: compliance.refresh(
-        db, batch.compliance_parties | invalid.retirers(db, invalidated)
+        db, batch.compliance_parties | invalid.retirers(db, batch.invalidated)
     )
 
 
-def load_owners(recorder: ViewRecorder) -> dict[str, str]:
+def load_owners(recorder: ViewRecorder) -> Owners:
+    """Each Party aggregate's id → its company id, from the parties projected so far."""
     with recorder.datastore.transaction(commit=False) as c:
         c.execute("SELECT originator_id, party FROM parties")
-        return {row["originator_id"]: row["party"] for row in c.fetchall()}
+        return {UUID(row["originator_id"]).int: row["party"] for row in c.fetchall()}

@@ -4,6 +4,12 @@ Built on `eventsourcing.sqlite.SQLiteTrackingRecorder`, so its datastore, transa
 tracking table are the library's: a batch's rows and its one tracking record (the batch's last
 notification id) commit in one transaction, and a position recorded twice raises
 `IntegrityError` and rolls the rows back.
+
+The file is in WAL mode (the library's choice) with `synchronous = NORMAL`: each commit is
+atomic, but the WAL is synced at checkpoints rather than at every commit. A crash of the
+program loses nothing; a power cut may undo the last batches, rows and tracking record together,
+and the next run projects them again. SQLite may sort with a second thread (`threads = 2`):
+a rebuild ends by building the large tables' indexes.
 """
 
 from __future__ import annotations
@@ -12,11 +18,20 @@ import os
 from collections.abc import Callable, Iterable
 
 from eventsourcing.persistence import Tracking
-from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore, SQLiteTrackingRecorder
+from eventsourcing.sqlite import (
+    SQLiteConnection,
+    SQLiteConnectionPool,
+    SQLiteCursor,
+    SQLiteDatastore,
+    SQLiteTrackingRecorder,
+)
 from sqlite_utils import Database
 
 from projections.batch import Batch
-from projections.schema import Table
+from projections.schema import Table, View
+
+LOCK_TIMEOUT = 30  # seconds to wait for another writer of the views file
+PRAGMAS = ("synchronous = NORMAL", "threads = 2")
 
 
 def wrap(cursor: SQLiteCursor) -> Database:
@@ -26,43 +41,101 @@ def wrap(cursor: SQLiteCursor) -> Database:
                     execute_plugins=False)
 
 
+class ViewConnections(SQLiteConnectionPool):
+    """The library's SQLite connections to the views file, with the `PRAGMAS` set."""
+
+    def _create_connection(self) -> SQLiteConnection:
+        connection = super()._create_connection()
+        for pragma in PRAGMAS:
+            connection.cursor().execute(f"PRAGMA {pragma}")
+        return connection
+
+
+class ViewDatastore(SQLiteDatastore):
+    """The library's SQLite datastore, over `ViewConnections`."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, lock_timeout=LOCK_TIMEOUT)
+        # the library builds its own pool here, before any connection is made: swap it
+        self.pool = ViewConnections(db_name=path, lock_timeout=LOCK_TIMEOUT)
+
+
 class ViewRecorder(SQLiteTrackingRecorder):
     """A tracking recorder whose file also holds the read-model tables."""
 
     def __init__(
         self, path: str | os.PathLike[str], tables: Iterable[Table] = (),
-        sql_views: Iterable[str] = (),
+        sql_views: Iterable[View] = (), layout: int = 0,
     ) -> None:
-        super().__init__(SQLiteDatastore(str(path), lock_timeout=30))
+        super().__init__(ViewDatastore(str(path)))
         self.tables = tuple(tables)
         self.sql_views = tuple(sql_views)
+        self.layout = layout
         self.create_table()
 
     def _create_table(self, c: SQLiteCursor) -> None:
+        """Create what is missing; a file of another layout (its user_version) is emptied
+        first, so that the views are projected again from the start in the current one."""
         super()._create_table(c)
+        c.execute("PRAGMA user_version")
+        if c.fetchone()[0] != self.layout:
+            self._empty(c)
+            c.execute(f"PRAGMA user_version = {self.layout:d}")
         db = wrap(c)
         for table in self.tables:
             table.create(db)
-        for statement in self.sql_views:
-            c.execute(statement)
+        for view in self.sql_views:
+            c.execute(view.create_sql())
+
+    def _empty(self, c: SQLiteCursor) -> None:
+        """Drop every read-model table and SQL view, whatever layout made them, and forget
+        every position."""
+        c.execute(
+            "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
+            "AND name != 'tracking' AND name NOT LIKE 'sqlite_%'"
+        )
+        for kind, name in c.fetchall():
+            c.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+        c.execute(
+            "DELETE FROM tracking WHERE application_name != ?", (self.table_migration_identifier,)
+        )
 
     def record(
         self, batch: Batch, tracking: Tracking, finish: Callable[[Database], None] | None = None
     ) -> None:
-        """Write a batch's rows, then `finish` (derived tables), then its tracking record, all in
-        one transaction."""
+        """Write a batch's rows, then what they add to the derived tables, then `finish`, then
+        its tracking record, all in one transaction."""
         with self.datastore.transaction(commit=True) as c:
             db = wrap(c)
+            reached = self._reached(db)
             batch.write(db)
+            for table, rowid in reached.items():
+                db.execute(table.derive_sql(), [rowid])
             if finish is not None:
                 finish(db)
             self._insert_tracking(c, tracking)
 
+    def _reached(self, db: Database) -> dict[Table, int]:
+        """The last rowid of each existing derived table's source, before a batch is written."""
+        return {
+            table: db.execute(
+                f'SELECT COALESCE(MAX(rowid), 0) FROM "{table.derived_from}"'
+            ).fetchone()[0]
+            for table in self.tables
+            if table.derived_from is not None and db[table.name].exists()
+        }
+
     def clear(self, application_name: str) -> None:
-        """Empty every view table and forget the position: the next run starts from 0."""
+        """Drop every view table and forget the position: the next run starts from 0. The
+        tables come back empty, but for derived tables and late indexes, which the next
+        `create_table` (the rebuild's last step, or the next opening of the file) creates."""
         with self.datastore.transaction(commit=True) as c:
+            db = wrap(c)
             for table in self.tables:
-                c.execute(f'DELETE FROM "{table.name}"')
+                c.execute(f'DROP TABLE IF EXISTS "{table.name}"')
+            for table in self.tables:
+                if table.derive is None:
+                    table.create(db, indexes=not table.index_late)
             c.execute("DELETE FROM tracking WHERE application_name = ?", (application_name,))
 
     def close(self) -> None:

@@ -12,6 +12,7 @@ from eventsourcing.persistence import IntegrityError, Tracking
 from sqlite_utils import Database
 
 from projections.batch import Batch
+from projections.market import MARKET
 from projections.runner import SQL_VIEWS, TABLES, open_views
 from projections.tracking import ViewRecorder
 
@@ -39,8 +40,7 @@ def rows(path: Path) -> list[dict[str, object]]:
 
 def one_row_batch(generated: int) -> Batch:
     batch = Batch()
-    batch.bump("market_monthly", {"month": "2024-01", "d_code": 6}, generated=generated,
-               separated=0, retired=0)
+    batch.bump(MARKET, ("2024-01", 6), (generated, 0, 0))
     return batch
 
 
@@ -60,7 +60,7 @@ def test_sqlite_utils_writes_use_savepoints_inside_the_transaction(tmp_path: Pat
     path = tmp_path / "views.sqlite"
     recorder = open_views(path)
     batch = Batch()
-    batch.add("market_monthly", ROW)
+    batch.add(MARKET, tuple(ROW.values()))
 
     def fail(db: Database) -> None:
         assert db.conn.in_transaction  # still the one transaction the rows went into
