@@ -90,7 +90,9 @@ class ChainMapper(Mapper[UUID]):
             self._remember(str(originator_id), version, chain)
         return StoredEvent(
             originator_id=originator_id, originator_version=version, topic=topic,
-            state=orjson.dumps(state, default=self._default, option=PASS_TO_TRANSCODER),
+            state=memoryview(
+                orjson.dumps(state, default=self._default, option=PASS_TO_TRANSCODER)
+            ).tobytes(),  # of its own size: orjson's result keeps a 16 KB buffer
         )
 
     def _default(self, value: Any) -> dict[str, Any]:
