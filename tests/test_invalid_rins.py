@@ -265,6 +265,15 @@ def test_invalidate_is_idempotent_and_batched(tmp_path: Path, ledger: Ledger) ->
     assert [r["outstanding"] for r in Views(ledger).invalid()] == [0, 0, 0]
 
 
+def refused_second_half_retirement(ledger: Ledger) -> None:
+    """A holds serials 50,001-60,000 of CG001, invalid since the regulator's finding of
+    50,001-100,000: retiring them for compliance is refused."""
+    refused(ledger, retire(A, "compliance", d4(10_000, batch="CG001"), compliance_year=2024),
+            "INVALID-USE", "§80.1431(b)(2)", "rins",
+            "10,000 gallon-RINs of 22024100110001CG0011540005000100060000 are invalid and "
+            "cannot be retired for compliance; retire them as invalid_rin")
+
+
 def test_a_finding_stored_by_another_writer_is_seen_at_once(
     ledger: Ledger, tmp_path: Path
 ) -> None:
@@ -274,11 +283,7 @@ def test_a_finding_stored_by_another_writer_is_seen_at_once(
     ok(ledger, **invalidate(first_half))  # the BatchInvalidation is now in `ledger`'s memory
     with Ledger(tmp_path) as regulator:
         ok(regulator, **invalidate(BAD[:22] + "00050001" + "00100000"))
-    # A holds serials 50,001-60,000 of CG001, invalid since the regulator's second finding
-    refused(ledger, retire(A, "compliance", d4(10_000, batch="CG001"), compliance_year=2024),
-            "INVALID-USE", "§80.1431(b)(2)", "rins",
-            "10,000 gallon-RINs of 22024100110001CG0011540005000100060000 are invalid and "
-            "cannot be retired for compliance; retire them as invalid_rin")
+    refused_second_half_retirement(ledger)
 
 
 def test_a_first_finding_stored_by_another_writer_is_seen_at_once(
@@ -288,10 +293,7 @@ def test_a_first_finding_stored_by_another_writer_is_seen_at_once(
     command, so a record another writer opens after this ledger last looked is not missed."""
     with Ledger(tmp_path) as regulator:
         ok(regulator, **invalidate(BAD[:22] + "00050001" + "00100000"))
-    refused(ledger, retire(A, "compliance", d4(10_000, batch="CG001"), compliance_year=2024),
-            "INVALID-USE", "§80.1431(b)(2)", "rins",
-            "10,000 gallon-RINs of 22024100110001CG0011540005000100060000 are invalid and "
-            "cannot be retired for compliance; retire them as invalid_rin")
+    refused_second_half_retirement(ledger)
     # the same in a batch: `apply_many` reads the index too
     results = list(ledger.apply_many([
         retire(A, "compliance", d4(10_000, batch="CG001"), compliance_year=2024),
