@@ -184,6 +184,11 @@ class ReportObligation(CommandBase):
     diesel_volume: Volume | None = None
     approach: str | None = None
     bbd_2010_reduction: Annotated[int, Field(ge=0)] = 0
+    basis: Annotated[
+        list[Literal["refining", "importing", "blendstocks", "s80_1408"]],
+        Field(min_length=1, max_length=4,
+              description="what the non-export RVO arises from (§80.1429(b)(9))"),
+    ] | None = None
 
     @model_validator(mode="after")
     def _rvo_or_volumes(self) -> ReportObligation:

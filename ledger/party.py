@@ -213,9 +213,13 @@ class Party(Aggregate):
                 party.holdings.remove(block, self.effective_date)
 
     class ObligationReported(Event):
-        """An obligated party's or exporter's RVOs for a year (§80.1407), given or computed."""
+        """An obligated party's or exporter's RVOs for a year (§80.1407), given or computed.
+
+        Version 2 added `basis`, what the RVO arises from (§80.1429(b)(9)); v1 reports stated none.
+        """
 
         TOPIC = "rin_ledger:Party.ObligationReported"
+        class_version = 2
         effective_date: date | None
         client_id: str | None
         year: int
@@ -225,6 +229,11 @@ class Party(Aggregate):
         diesel_volume: Decimal | None
         approach: str | None
         bbd_2010_reduction: int
+        basis: list[str] | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["basis"] = None
 
         def apply(self, party: Party) -> None:
             party.obligations[str(self.year)] = dict(self.rvo)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ledger.emts import SeparationReason
-from ledger.rules.catalogue import rule
+from ledger.rules.catalogue import Rule, rule
 from ledger.rules.s1428_rins import MAX_PER_GALLON
 
 SEP_ASSIGNED_ONLY = rule(
@@ -38,17 +38,33 @@ SEP_BIODIESEL_80 = rule(
 )
 SEP_OBLIGATED_CAP = rule(
     "SEP-OBLIGATED-CAP", "§80.1429(b)(7)",
-    "an obligated party separating RINs it generated for unblended fuel stays within its "
-    "per-D-code annual limit from its RVOs",
+    "an obligated party separating RINs it generated itself for fuel it has not blended "
+    "((b)(1), (b)(10)) stays within its per-D-code annual limit from its RVOs, deficit included",
 )
 SEP_IMPORTER_CAP = rule(
     "SEP-IMPORTER-CAP", "§80.1429(b)(9)",
-    "an obligated importer (no refinery) separating as obligated party stays within the "
-    "per-D-code annual limit from its RVOs",
+    "a party whose RVO arises solely from importing, adding blendstocks or §80.1408 keeps its "
+    "separations other than under (b)(2)-(5) and (b)(8) within the per-D-code annual limit",
 )
 SEP_SMALL_REFINER = rule(
     "SEP-SMALL-REFINER", "§80.1429(b)(8)",
-    "the small-refiner reason is for registered small refiners that are not otherwise obligated",
+    "a small refiner that is not otherwise obligated separates only RINs of fuel it blends or "
+    "uses; the small-refiner reason is for such parties only",
+)
+SEP_OBLIGATED_PER_GALLON = rule(
+    "SEP-OBLIGATED-PER-GALLON", "§80.1429(b)(1)",
+    "an obligated party separates only RINs assigned to the volume it owns: at most 2.5 per "
+    "gallon of it (§80.1428(a)(4))",
+)
+SEP_NEAT_PER_GALLON = rule(
+    "SEP-NEAT-PER-GALLON", "§80.1429(b)(4)",
+    "RINs separated for neat fuel designated and used as such are those assigned to it: at most "
+    "2.5 per gallon",
+)
+SEP_SMALL_REFINER_PER_GALLON = rule(
+    "SEP-SMALL-REFINER-PER-GALLON", "§80.1429(b)(8)",
+    "a small refiner separates only RINs assigned to the fuel it blends or uses: at most 2.5 per "
+    "gallon",
 )
 SEP_REPLACEMENT = rule(
     "SEP-REPLACEMENT", "§80.1429(b)(10)",
@@ -61,6 +77,20 @@ FUEL_USING = frozenset({
     "designated_heating_oil_jet", "biogas_electricity", "small_refiner",
 })
 NEEDS_VOLUME = FUEL_USING | {"obligated_party"}
+
+B1, B2, B4, B5, B8, B10 = (f"§80.1429(b)({n})" for n in (1, 2, 4, 5, 8, 10))
+#: the rule bounding the gallon-RINs by the volume named, per paragraph: (b)(2) and (b)(3) say
+#: 2.5 per gallon; (b)(1), (b)(4) and (b)(8) separate the RINs assigned to the volume, and at most
+#: 2.5 are assigned per gallon (§80.1428(a)(4)). (b)(5) biogas and electricity are not in gallons.
+PER_GALLON = {
+    B1: SEP_OBLIGATED_PER_GALLON, B2: SEP_BLEND_PER_GALLON, "§80.1429(b)(3)": SEP_EXPORT_PER_GALLON,
+    B4: SEP_NEAT_PER_GALLON, B8: SEP_SMALL_REFINER_PER_GALLON,
+}
+#: (b)(8): blending ((b)(2)) or use ((b)(4), (b)(5)), and its own reason
+SMALL_REFINER_PARAGRAPHS = frozenset({B2, B4, B5, B8})
+#: separations of RINs for fuel the party keeps unblended: those (b)(7) limits for own RINs,
+#: and those (b)(9) does not except ((b)(2)-(5) and (b)(8) are excepted)
+UNBLENDED = frozenset({B1, B10})
 
 
 def cap_for(d_code: int, rvo: dict[str, int]) -> int:
@@ -79,34 +109,36 @@ def check_separation(
     fuels: set[str],
     roles: list[str],
 ) -> None:
-    """The conditions of the one (b) paragraph the reason rests on."""
+    """The conditions of the one (b) paragraph the reason rests on, by paragraph, so that a word
+    and an EMTS code naming the same paragraph meet the same checks."""
     SEP_ASSIGNED_ONLY.check(k == 1, f"these RINs have K={k}; only K=1 RINs are separated", "rins")
-    word = reason.word
+    word, paragraph = reason.word, reason.paragraph
     if word in NEEDS_VOLUME:
         SEP_VOLUME.check(
             volume is not None, f"separation for {word} needs the volume of fuel", "volume"
         )
-    if word == "obligated_party":
+    if paragraph == B1:
         SEP_OBLIGATED.check(
             "obligated_party" in roles,
             f"the party is registered as {', '.join(roles)}, not as an obligated party",
             "reason",
         )
-    per_gallon = {"export": SEP_EXPORT_PER_GALLON}.get(word, SEP_BLEND_PER_GALLON)
-    if word in FUEL_USING and word not in ("biogas_electricity",):
-        assert volume is not None
-        per_gallon.check(
-            gallon_rins <= MAX_PER_GALLON * volume,
-            f"{gallon_rins:,} gallon-RINs separated for {volume:,} gallons is more than "
-            "2.5 per gallon",
-            "volume",
+    if "small_refiner" in roles and "obligated_party" not in roles:
+        SEP_SMALL_REFINER.check(
+            paragraph in SMALL_REFINER_PARAGRAPHS,
+            "a small refiner separates only RINs of fuel it blends or uses as transportation "
+            f"fuel, heating oil or jet fuel, not for {word}",
+            "reason",
         )
-    if word == "biogas_electricity":
+    per_gallon = PER_GALLON.get(paragraph)
+    if per_gallon is not None and volume is not None:
+        check_per_gallon(per_gallon, gallon_rins, volume)
+    if paragraph == B5:
         SEP_BIOGAS.check(
             fuels <= {"biogas", "electricity"},
             f"these RINs were generated for {', '.join(sorted(fuels))}", "rins",
         )
-    if word in ("blending", "upstream_delegation") and "biodiesel" in fuels and (
+    if paragraph == B2 and "biodiesel" in fuels and (
         "obligated_party" not in roles  # (b)(6)(i): not for biodiesel owned by obligated parties
     ):
         SEP_BIODIESEL_80.check(
@@ -125,17 +157,34 @@ def check_separation(
         )
 
 
-def check_obligated_cap(
-    *, generated_by_self: bool, roles: list[str], d_code: int, year: int, gallon_rins: int,
-    already: int, rvo: dict[str, int] | None,
+def check_per_gallon(violated: Rule, gallon_rins: int, volume: Decimal) -> None:
+    """At most 2.5 gallon-RINs separated per gallon of the volume named, under `violated`."""
+    violated.check(
+        gallon_rins <= MAX_PER_GALLON * volume,
+        f"{gallon_rins:,} gallon-RINs separated for {volume:,} gallons is more than 2.5 per gallon",
+        "volume",
+    )
+
+
+def is_b9_party(roles: list[str], basis: list[str] | None) -> bool:
+    """Whether the party's non-export RVO arises solely from importing gasoline or diesel, adding
+    blendstocks, or §80.1408 (§80.1429(b)(9)). The ledger cannot see where a party's gasoline
+    and diesel came from, so the year's obligation report states it (`basis`); where it does not,
+    an obligated party registered as importer or blender and not as refiner is taken as one."""
+    if basis:
+        return "refining" not in basis
+    return (
+        "obligated_party" in roles and "refiner" not in roles
+        and bool({"importer", "blender"} & set(roles))
+    )
+
+
+def check_limit(
+    capped: Rule, *, d_code: int, year: int, gallon_rins: int, already: int,
+    rvo: dict[str, int] | None,
 ) -> None:
-    """(b)(7) for RINs the obligated party generated itself; (b)(9) for obligated importers."""
-    if generated_by_self:
-        capped = SEP_OBLIGATED_CAP
-    elif "importer" in roles and "refiner" not in roles:
-        capped = SEP_IMPORTER_CAP
-    else:
-        return
+    """(b)(7) or (b)(9): `already` + `gallon_rins` of `d_code` separated in `year` within the
+    limit from `rvo`, the year's RVOs including any deficit carried in (§80.1407(a))."""
     capped.check(
         rvo is not None, f"no RVO reported for {year}, so the D{d_code} limit is 0", "reason"
     )
