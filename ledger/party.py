@@ -188,13 +188,6 @@ class Party(Aggregate):
                 )
             if self.fuel_used:
                 party.fuel.deliver(self.fuel_used, self.effective_date)
-            if self.reason == "obligated_party":
-                year = str(self.effective_date.year)
-                for block in self.rins:
-                    slot = f"{year}:{block.key.d_code}"
-                    party.separated_as_obligated[slot] = (
-                        party.separated_as_obligated.get(slot, 0) + block.gallon_rins
-                    )
 
     class Retired(Event):
         """Gallon-RINs retired, for compliance or another EMTS reason; they never move again."""
@@ -251,7 +244,6 @@ class Party(Aggregate):
         self.batches_used: dict[str, list[str]] = {}
         self.produced: dict[str, Decimal] = {}
         self.obligations: dict[str, dict[str, int]] = {}
-        self.separated_as_obligated: dict[str, int] = {}
 
     @classmethod
     def register(

@@ -56,7 +56,8 @@ POSITIONS = Table(
         "prior_year_rins": (int, "valid gallon-RINs of last year's vintage retired"),
         "prior_year_applied": (int, "prior-year gallon-RINs counted, at most 20 % of the RVO "
                                "(§80.1427(a)(5))"),
-        "applied": (int, "gallon-RINs applied to the RVO"),
+        "applied": (int, "gallon-RINs applied to the RVO, never more than it (§80.1427(a)(1)); "
+                    "the excess retired counts for no other year ((a)(6)(ii))"),
         "deficit": (int, "RVO − applied, never negative"),
         "status": (str, "compliant, deficit_carried or violation"),
     },
