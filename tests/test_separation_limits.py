@@ -258,3 +258,18 @@ def test_b8_small_refiner_may_not_separate_for_export(ledger: Ledger) -> None:
             "fuel, heating oil or jet fuel, not for export")
     ok(ledger, **separate("6001", "blending", rins(6, 1_000), volume=1_000))
     ok(ledger, **separate("6001", "neat_use", rins(6, 1_000), volume=1_000))
+
+
+# --- §80.1429(b): a separation command rests on one of (b)(1)-(b)(10) ---------------------
+
+@pytest.mark.parametrize("reason", ["delayed", 90, "090"])
+def test_delayed_rin_reason_cannot_separate_rins_past_every_b_condition(
+    ledger: Ledger, reason: str | int
+) -> None:
+    """Delayed RINs (EMTS 90) are separated by their generation (§80.1426(g)); a blender naming
+    that reason separated 1,000 K=1 RINs with no volume and kept its fuel."""
+    buy(ledger, "1001", "2001", 6, 1_000, 1_000)
+    refused(ledger, separate("2001", reason, rins(6, 1_000)), "EMTS-SEPARATION-REASON",
+            "§80.1429(b)", "reason",
+            "delayed RINs (EMTS 90) are separated only as they are generated (§80.1426(g)); a "
+            "separation rests on one of §80.1429(b)(1)-(b)(10)")

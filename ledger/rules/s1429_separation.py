@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ledger.emts import SeparationReason
+from ledger.emts import EMTS_SEPARATION_REASON, SeparationReason
 from ledger.rules.catalogue import Rule, rule
 from ledger.rules.s1428_rins import MAX_PER_GALLON
 
@@ -111,8 +111,14 @@ def check_separation(
 ) -> None:
     """The conditions of the one (b) paragraph the reason rests on, by paragraph, so that a word
     and an EMTS code naming the same paragraph meet the same checks."""
-    SEP_ASSIGNED_ONLY.check(k == 1, f"these RINs have K={k}; only K=1 RINs are separated", "rins")
     word, paragraph = reason.word, reason.paragraph
+    EMTS_SEPARATION_REASON.check(
+        paragraph.startswith("§80.1429(b)"),
+        f"{reason.name} (EMTS {reason.code}) are separated only as they are generated "
+        f"({paragraph}); a separation rests on one of §80.1429(b)(1)-(b)(10)",
+        "reason",
+    )
+    SEP_ASSIGNED_ONLY.check(k == 1, f"these RINs have K={k}; only K=1 RINs are separated", "rins")
     if word in NEEDS_VOLUME:
         SEP_VOLUME.check(
             volume is not None, f"separation for {word} needs the volume of fuel", "volume"
