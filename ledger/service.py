@@ -350,9 +350,11 @@ def separate(uow: UnitOfWork, cmd: c.Separate) -> list[str]:
         )
     blocks = resolve(party, cmd.rins, cmd.date)
     count = sum(b.gallon_rins for b in blocks)
+    fuels = {b.key.fuel for b in blocks}
+    reason = sep.read_for_fuels(reason, cmd.reason, fuels)
     sep.check_separation(
         reason, k=blocks[0].key.k, gallon_rins=count, volume=cmd.volume,
-        blend_percent=cmd.blend_percent, fuels={b.key.fuel for b in blocks}, roles=party.roles,
+        blend_percent=cmd.blend_percent, fuels=fuels, roles=party.roles,
     )
     if cmd.volume is not None and reason.word in sep.NEEDS_VOLUME:
         r1428.check_fuel_owned(

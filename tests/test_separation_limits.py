@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_ledger_rules import ok, refused
 
-from ledger import Ledger, Result
+from ledger import Ledger
 from projections import Views
 
 PARTIES = [
@@ -26,26 +27,6 @@ PARTIES = [
     ("6001", ["small_refiner"], []),
 ]
 RVO_2024 = {"CB": 100, "BBD": 400, "AB": 1_000, "RF": 5_000}  # D6 limit 5,000 − 1,000 = 4,000
-
-
-def apply(ledger: Ledger, cmd: dict[str, Any]) -> Result:
-    return ledger.apply(cmd)
-
-
-def ok(ledger: Ledger, **cmd: Any) -> Result:
-    result = ledger.apply(cmd)
-    assert result.status == "applied", result.error
-    return result
-
-
-def refused(ledger: Ledger, cmd: dict[str, Any], rule_id: str, citation: str, field: str,
-            message: str) -> None:
-    before = ledger.app.recorder.max_notification_id()
-    result = ledger.apply(cmd)
-    assert (result.status, result.rule, result.citation, result.field) == (
-        "rejected", rule_id, citation, field), result.error
-    assert result.error == f"{citation}: {message}"
-    assert ledger.app.recorder.max_notification_id() == before, "a rejection stores nothing"
 
 
 def rins(d_code: int, quantity: int, vintage: int = 2024, k: int = 1,
@@ -273,3 +254,23 @@ def test_delayed_rin_reason_cannot_separate_rins_past_every_b_condition(
             "§80.1429(b)", "reason",
             "delayed RINs (EMTS 90) are separated only as they are generated (§80.1426(g)); a "
             "separation rests on one of §80.1429(b)(1)-(b)(10)")
+
+
+@pytest.mark.parametrize("reason", [30, "30", "030"])
+def test_code_30_for_biogas_rins_rests_on_b5(ledger: Ledger, reason: str | int) -> None:
+    """EMTS 30 names (b)(4) and (b)(5) alike; for RINs generated for biogas it is (b)(5), which
+    governs biogas and electricity ((b)(4) is neat renewable fuel or a blend with diesel)."""
+    ok(ledger, type="register_party", party="1008", name="Landfill", roles=["producer"],
+       facilities=["20081"])
+    # 77,000,000 Btu ÷ 77,000 Btu per gallon-RIN = 1,000 D3 gallon-RINs
+    ok(ledger, type="generate", date="2024-01-31", party="1008", facility="20081", batch="G0001",
+       fuel="biogas", d_code=3, btu=77_000_000)
+    ok(ledger, **separate("1008", reason, rins(3, 1_000), volume=1_000))
+    stored = list(ledger.app.events.get(ledger.party("1008").id))
+    separated = stored[-1]
+    assert (separated.reason, separated.paragraph, separated.reason_code) == (
+        "biogas_electricity", "§80.1429(b)(5)", 30)
+    # the word still names (b)(4), and ethanol RINs given code 30 stay (b)(4)
+    buy(ledger, "1001", "2001", 6, 1_000, 1_000)
+    ok(ledger, **separate("2001", reason, rins(6, 1_000), volume=1_000))
+    assert list(ledger.app.events.get(ledger.party("2001").id))[-1].paragraph == "§80.1429(b)(4)"

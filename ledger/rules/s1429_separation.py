@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ledger.emts import EMTS_SEPARATION_REASON, SeparationReason
+from ledger.emts import EMTS_SEPARATION_REASON, SEPARATION_REASONS, SeparationReason
 from ledger.rules.catalogue import Rule, rule
 from ledger.rules.s1428_rins import MAX_PER_GALLON
 
@@ -91,6 +91,16 @@ SMALL_REFINER_PARAGRAPHS = frozenset({B2, B4, B5, B8})
 #: separations of RINs for fuel the party keeps unblended: those (b)(7) limits for own RINs,
 #: and those (b)(9) does not except ((b)(2)-(5) and (b)(8) are excepted)
 UNBLENDED = frozenset({B1, B10})
+#: the fuels of §80.1426(f) RINs that (b)(5) separates
+BIOGAS_FUELS = frozenset({"biogas", "electricity"})
+
+
+def read_for_fuels(reason: SeparationReason, given: object, fuels: set[str]) -> SeparationReason:
+    """EMTS code 30 (designated and used without blending) names both (b)(4) and (b)(5); given as
+    a code for RINs generated for biogas or electricity only, it rests on (b)(5)."""
+    if reason.code == 30 and given != reason.word and fuels and fuels <= BIOGAS_FUELS:
+        return next(r for r in SEPARATION_REASONS if r.paragraph == B5)
+    return reason
 
 
 def cap_for(d_code: int, rvo: dict[str, int]) -> int:
@@ -141,7 +151,7 @@ def check_separation(
         check_per_gallon(per_gallon, gallon_rins, volume)
     if paragraph == B5:
         SEP_BIOGAS.check(
-            fuels <= {"biogas", "electricity"},
+            fuels <= BIOGAS_FUELS,
             f"these RINs were generated for {', '.join(sorted(fuels))}", "rins",
         )
     if paragraph == B2 and "biodiesel" in fuels and (
