@@ -274,3 +274,26 @@ def test_code_30_for_biogas_rins_rests_on_b5(ledger: Ledger, reason: str | int) 
     buy(ledger, "1001", "2001", 6, 1_000, 1_000)
     ok(ledger, **separate("2001", reason, rins(6, 1_000), volume=1_000))
     assert list(ledger.app.events.get(ledger.party("2001").id))[-1].paragraph == "§80.1429(b)(4)"
+
+
+@pytest.mark.parametrize(
+    ("party", "reason", "rule_id", "citation"),
+    [
+        ("3001", "obligated_party", "SEP-OBLIGATED-PER-GALLON", "§80.1429(b)(1)"),
+        ("2001", "blending", "SEP-BLEND-PER-GALLON", "§80.1429(b)(2)"),
+        ("2001", 60, "SEP-BLEND-PER-GALLON", "§80.1429(b)(2)"),
+        ("2001", "export", "SEP-EXPORT-PER-GALLON", "§80.1429(b)(3)"),
+        ("2001", "neat_use", "SEP-NEAT-PER-GALLON", "§80.1429(b)(4)"),
+        ("2001", "biogas_electricity", "SEP-BIOGAS", "§80.1429(b)(5)"),
+        ("6001", "small_refiner", "SEP-SMALL-REFINER-PER-GALLON", "§80.1429(b)(8)"),
+    ],
+)
+def test_a_separation_without_its_volume_is_refused_by_its_own_paragraph(
+    ledger: Ledger, party: str, reason: str | int, rule_id: str, citation: str
+) -> None:
+    """Each of (b)(1)-(b)(5) and (b)(8) rests on a volume owned, blended, exported or used; the
+    paragraph the reason rests on refuses a separation that names none (not "§80.1429(b)")."""
+    buy(ledger, "1001", party, 6, 1_000, 1_000)
+    word = {60: "heating_oil_jet"}.get(reason, reason)
+    refused(ledger, separate(party, reason, rins(6, 1_000)), rule_id, citation, "volume",
+            f"separation for {word} needs the volume of fuel")

@@ -15,22 +15,21 @@ from ledger.rules.s1428_rins import MAX_PER_GALLON
 SEP_ASSIGNED_ONLY = rule(
     "SEP-ASSIGNED-ONLY", "§80.1429(c)", "only assigned (K=1) RINs are separated; K goes 1 → 2"
 )
-SEP_VOLUME = rule(
-    "SEP-VOLUME", "§80.1429(b)",
-    "a separation on owning, blending, export or use names the volume of fuel it rests on",
-)
 SEP_OBLIGATED = rule(
     "SEP-OBLIGATED", "§80.1429(b)(1)", "only an obligated party separates as obligated party"
 )
 SEP_BLEND_PER_GALLON = rule(
-    "SEP-BLEND-PER-GALLON", "§80.1429(b)(2)", "at most 2.5 RINs per gallon of blended fuel"
+    "SEP-BLEND-PER-GALLON", "§80.1429(b)(2)",
+    "a separation on blending names the volume blended; at most 2.5 RINs per gallon of it",
 )
 SEP_EXPORT_PER_GALLON = rule(
-    "SEP-EXPORT-PER-GALLON", "§80.1429(b)(3)", "at most 2.5 RINs per gallon of exported fuel"
+    "SEP-EXPORT-PER-GALLON", "§80.1429(b)(3)",
+    "a separation on export names the volume exported; at most 2.5 RINs per gallon of it",
 )
 SEP_BIOGAS = rule(
     "SEP-BIOGAS", "§80.1429(b)(5)",
-    "the biogas/electricity reason applies only to RINs generated for biogas or electricity",
+    "the biogas/electricity reason applies only to RINs generated for biogas or electricity, "
+    "and names the volume designated and used",
 )
 SEP_BIODIESEL_80 = rule(
     "SEP-BIODIESEL-80", "§80.1429(b)(6)",
@@ -53,18 +52,18 @@ SEP_SMALL_REFINER = rule(
 )
 SEP_OBLIGATED_PER_GALLON = rule(
     "SEP-OBLIGATED-PER-GALLON", "§80.1429(b)(1)",
-    "an obligated party separates only RINs assigned to the volume it owns: at most 2.5 per "
-    "gallon of it (§80.1428(a)(4))",
+    "an obligated party separates only RINs assigned to the volume it owns, which it names: at "
+    "most 2.5 per gallon of it (§80.1428(a)(4))",
 )
 SEP_NEAT_PER_GALLON = rule(
     "SEP-NEAT-PER-GALLON", "§80.1429(b)(4)",
-    "RINs separated for neat fuel designated and used as such are those assigned to it: at most "
-    "2.5 per gallon",
+    "RINs separated for neat fuel designated and used as such are those assigned to the volume "
+    "named: at most 2.5 per gallon",
 )
 SEP_SMALL_REFINER_PER_GALLON = rule(
     "SEP-SMALL-REFINER-PER-GALLON", "§80.1429(b)(8)",
-    "a small refiner separates only RINs assigned to the fuel it blends or uses: at most 2.5 per "
-    "gallon",
+    "a small refiner separates only RINs assigned to the volume it blends or uses, which it "
+    "names: at most 2.5 per gallon",
 )
 SEP_REPLACEMENT = rule(
     "SEP-REPLACEMENT", "§80.1429(b)(10)",
@@ -86,6 +85,8 @@ PER_GALLON = {
     B1: SEP_OBLIGATED_PER_GALLON, B2: SEP_BLEND_PER_GALLON, "§80.1429(b)(3)": SEP_EXPORT_PER_GALLON,
     B4: SEP_NEAT_PER_GALLON, B8: SEP_SMALL_REFINER_PER_GALLON,
 }
+#: the rule refusing a separation without the volume it rests on, per paragraph
+VOLUME_RULES = {**PER_GALLON, B5: SEP_BIOGAS}
 #: (b)(8): blending ((b)(2)) or use ((b)(4), (b)(5)), and its own reason
 SMALL_REFINER_PARAGRAPHS = frozenset({B2, B4, B5, B8})
 #: separations of RINs for fuel the party keeps unblended: those (b)(7) limits for own RINs,
@@ -129,10 +130,8 @@ def check_separation(
         "reason",
     )
     SEP_ASSIGNED_ONLY.check(k == 1, f"these RINs have K={k}; only K=1 RINs are separated", "rins")
-    if word in NEEDS_VOLUME:
-        SEP_VOLUME.check(
-            volume is not None, f"separation for {word} needs the volume of fuel", "volume"
-        )
+    if paragraph in VOLUME_RULES:
+        check_volume_named(VOLUME_RULES[paragraph], word, volume)
     if paragraph == B1:
         SEP_OBLIGATED.check(
             "obligated_party" in roles,
@@ -171,6 +170,11 @@ def check_separation(
             "small_refiner" in roles and "obligated_party" not in roles,
             f"the party is registered as {', '.join(roles)}", "reason",
         )
+
+
+def check_volume_named(violated: Rule, word: str, volume: Decimal | None) -> None:
+    """The volume of fuel owned, blended, exported or used that the separation rests on."""
+    violated.check(volume is not None, f"separation for {word} needs the volume of fuel", "volume")
 
 
 def check_per_gallon(violated: Rule, gallon_rins: int, volume: Decimal) -> None:
