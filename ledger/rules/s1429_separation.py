@@ -1,7 +1,10 @@
 """Separating RINs from fuel (§80.1429): only under one of (b)(1)-(b)(10), each with its conditions.
 
 Separation turns K=1 into K=2 (§80.1429(c)). Volumes are the fuel blended, exported or used;
-for those reasons that fuel leaves the party's unblended renewable inventory.
+for those reasons that fuel leaves the party's unblended renewable inventory. Checks follow the
+paragraph a reason rests on, not its word or code, and each refusal cites that paragraph. The
+ledger cannot see designation and use ((b)(4), (b)(5)) or small refinery exemptions ((b)(8)(i)):
+the reason named and the `small_refiner` role stand for them.
 """
 
 from __future__ import annotations
