@@ -79,6 +79,12 @@ class UnitOfWork:
             self.touched[aggregate.id] = aggregate
         return aggregate
 
+    def refused(self) -> None:
+        """Forget what a refused command used: it recorded nothing, and the next command's
+        events must be collected in the order that command records them, not in the order a
+        refused line first used their aggregates (issue 9, attack 9)."""
+        self.touched.clear()
+
     def party(self, party_id: str) -> Party | None:
         if party_id not in self.parties:
             try:
@@ -187,6 +193,7 @@ def handle(uow: UnitOfWork, command: Any) -> Outcome:
     try:
         rins = HANDLERS[type(command)](uow, command)
     except LedgerError:
+        uow.refused()
         seen = uow.record_of(command.id) if command.id is not None and uow.optimistic else None
         if seen is None:
             raise
