@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, ClassVar
 
 from eventsourcing.application import Application, ProcessingEvent
@@ -12,12 +13,15 @@ from ledger.command_log import CommandRecord
 from ledger.party import Party
 from ledger.persistence import register_transcodings
 
+logger = logging.getLogger(__name__)
+
 
 class LedgerApp(Application):
     """Event store, notification log and snapshots for the ledger's aggregates."""
 
     name = "RinLedger"
     snapshotting_intervals: ClassVar = {Party: 200}
+    snapshots_failed = 0  # snapshot writes that failed after their events committed
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
@@ -46,7 +50,11 @@ class LedgerApp(Application):
         processing_event.events.extend(events)
         processing_event.aggregates.update((aggregate.id, aggregate) for aggregate in aggregates)
         recordings = self._record(processing_event)
-        self._take_snapshots(processing_event)
+        try:
+            self._take_snapshots(processing_event)
+        except Exception as error:  # a cache: the events are committed, the command stands
+            self.snapshots_failed += 1
+            logger.warning("snapshot not stored (%s): its aggregate replays without it", error)
         self._notify(recordings)
         return recordings
 
