@@ -72,6 +72,9 @@ class UnitOfWork:
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
         self.events: list[Any] = []
         self.touched: dict[UUID, Any] = {}  # aggregates the current command has used
+        #: the version of each party and invalidation record read (0: absent), which the save
+        #: checks for those it does not change: a decision rests on them too (§80.1431(b))
+        self.read: dict[UUID, int] = {}
 
     def touch(self, aggregate: Any) -> Any:
         """Note that the current command used `aggregate` (only those can have new events)."""
@@ -91,7 +94,11 @@ class UnitOfWork:
                 self.parties[party_id] = self.load(Party.create_id(party_id))
             except AggregateNotFoundError:
                 self.parties[party_id] = None
+            self.note_read(Party.create_id(party_id), self.parties[party_id])
         return self.touch(self.parties[party_id])
+
+    def note_read(self, aggregate_id: UUID, aggregate: Any) -> None:
+        self.read[aggregate_id] = aggregate.version if aggregate is not None else 0
 
     def load(self, aggregate_id: UUID) -> Any:
         """An aggregate as last saved: the ledger's in-memory copy if it has one, else the store's.
@@ -118,6 +125,7 @@ class UnitOfWork:
             self.invalidations[batch_id] = (
                 self.load(record_id) if self.opened.opened(record_id) else None
             )
+            self.note_read(record_id, self.invalidations[batch_id])
         return self.touch(self.invalidations[batch_id])
 
     def invalid_in(self, block: RinBlock) -> int:
@@ -172,7 +180,9 @@ class UnitOfWork:
     def save(self) -> list[Recording]:
         """Store every event of the transaction, in command order, atomically."""
         self.collect()
-        return self.app.save_in_order(self.events, self.aggregates())
+        changed = {event.originator_id for event in self.events}
+        unchanged = {i: v for i, v in self.read.items() if i not in changed}
+        return self.app.save_in_order(self.events, self.aggregates(), unchanged)
 
 
 def digest(command: c.Model) -> str:
