@@ -24,6 +24,7 @@ from ledger.errors import LedgerError, RuleViolation, StoreError, WriteConflict
 from ledger.invalidation_index import InvalidationIndex
 from ledger.party import Party
 from ledger.persistence import store_env
+from ledger.postgres_setup import setup_lock
 from ledger.service import UnitOfWork, handle
 
 RETRIES = 30
@@ -40,16 +41,20 @@ def pause(attempt: int) -> None:
 
 
 def open_app(env: dict[str, Any]) -> LedgerApp:
-    """The application on its store. PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of the
-    library's table set-up run by two processes at once ("tuple concurrently updated"): retry."""
+    """The application on its store, its tables created by one process at a time
+    (ledger/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of the
+    library's table set-up run by two processes at once ("tuple concurrently updated"), which a
+    process not taking the lock (an older release) can still cause: retry."""
     for attempt in range(RETRIES - 1):
         try:
-            return LedgerApp(env=env)
+            with setup_lock(LedgerApp.name, env):
+                return LedgerApp(env=env)
         except InternalError as error:
             if "concurrently updated" not in str(error):
                 raise
             pause(attempt)
-    return LedgerApp(env=env)
+    with setup_lock(LedgerApp.name, env):
+        return LedgerApp(env=env)
 
 
 @dataclass

@@ -84,9 +84,10 @@ def test_no_transfer_or_retirement_is_stored_after_the_finding(store: Store) -> 
             event = ledger.app.mapper.to_domain_event(note)
             if isinstance(event, BatchInvalidation.Invalidated):
                 found[int(event.rins[0].key.batch)] = note.id
-            elif isinstance(event, (Party.TransferredOut, Party.Retired)) and (
-                    event.client_id or "").startswith("use-"):
-                used[int(event.client_id[4:])] = note.id
+            elif isinstance(event, (Party.TransferredOut, Party.Retired)):
+                client_id = event.client_id or ""
+                if client_id.startswith("use-"):
+                    used[int(client_id[4:])] = note.id
         late = sorted(b for b in used if used[b] > found[b])
         assert late == [], f"stored after the finding of their batch: {late}"
         # each use is reported as it is stored: applied before the finding, refused after
