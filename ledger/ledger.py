@@ -94,7 +94,10 @@ class Ledger:
         self, data: str | os.PathLike[str] | None = None, *, store: str | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
-        self.app = open_app({**store_env(data, store), **(env or {})})
+        try:
+            self.app = open_app({**store_env(data, store), **(env or {})})
+        except STORE_FAILURES as error:
+            raise StoreError(str(error), None) from error
         self._lock = threading.RLock()  # held by every call (see the class docstring)
         #: conflicts met and retried: saves refused by the store's version check (another
         #: writer first, or a batch with an id already applied) and reads torn by another writer
@@ -299,6 +302,8 @@ class Ledger:
                 return self.app.repository.get(Party.create_id(party_id))
         except AggregateNotFoundError:
             raise KeyError(f"party {party_id} is not registered") from None
+        except STORE_FAILURES as error:
+            raise StoreError(str(error), None) from error
 
     def holdings(self, party_id: str) -> list[dict[str, Any]]:
         """What party P holds now: gallon-RINs per D code, vintage and K, from its aggregate."""
