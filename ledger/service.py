@@ -90,14 +90,16 @@ class UnitOfWork:
 
     def party(self, party_id: str) -> Party | None:
         if party_id not in self.parties:
+            party_key = Party.create_id(party_id)
             try:
-                self.parties[party_id] = self.load(Party.create_id(party_id))
+                self.parties[party_id] = self.load(party_key)
             except AggregateNotFoundError:
                 self.parties[party_id] = None
-            self.note_read(Party.create_id(party_id), self.parties[party_id])
+            self.note_read(party_key, self.parties[party_id])
         return self.touch(self.parties[party_id])
 
     def note_read(self, aggregate_id: UUID, aggregate: Any) -> None:
+        """Remember the version this unit read `aggregate_id` at (0: absent) for the save."""
         self.read[aggregate_id] = aggregate.version if aggregate is not None else 0
 
     def load(self, aggregate_id: UUID) -> Any:
