@@ -6,17 +6,22 @@ without an id resent from the first unreported one is never applied twice."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from conftest import Store
 from eventsourcing.persistence import IntegrityError, OperationalError
 from test_concurrency import generate, party
+from typer.testing import CliRunner
 
 import ledger.ledger as ledger_module
 from ledger import Ledger
+from ledger.cli import app
 from ledger.errors import StoreError
 from ledger.party import Party
+from ledger.recorder import BatchSQLiteApplicationRecorder
 
 PRODUCER, BUYER = "1001", "2001"
 SALES = 60  # id-less sales of 10 gallon-RINs (with 4 gallons of ethanol, EV 1.0 at 2.5/gal)
@@ -141,3 +146,27 @@ def test_a_writer_out_of_retries_refuses_that_line_and_goes_on(
         monkeypatch.undo()
         assert stored_sales(ledger) == 3
         assert ledger.apply(contested, 9).status == "applied"
+
+
+def test_rin_apply_reports_every_line_when_a_writer_runs_out_of_retries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Release 1 raised `RuntimeError` mid-file there and printed no `--json` results."""
+    lines = [*setup(), sale(), {**sale(), "id": "contested"}, sale()]
+    data = tmp_path / "lines.jsonl"
+    data.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    real = BatchSQLiteApplicationRecorder.insert_events
+
+    def always_beaten(recorder: Any, stored_events: Any, **kwargs: Any) -> Any:
+        if any(b'"contested"' in event.state for event in stored_events):
+            raise IntegrityError("another writer saved first (injected)")
+        return real(recorder, stored_events, **kwargs)
+    monkeypatch.setattr(BatchSQLiteApplicationRecorder, "insert_events", always_beaten)
+    monkeypatch.setattr(ledger_module, "pause", lambda attempt: None)
+    out = CliRunner().invoke(app, ["--data", str(tmp_path), "apply", "--json", str(data)])
+    results = [orjson.loads(line) for line in out.stdout.splitlines()]
+    assert [(r["line"], r["status"]) for r in results] == [
+        (1, "applied"), (2, "applied"), (3, "applied"), (4, "applied"), (5, "applied"),
+        (6, "rejected"), (7, "applied")]
+    assert results[5]["citation"] == "concurrency"
+    assert out.exit_code == 1  # some lines refused, the rest applied
