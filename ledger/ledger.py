@@ -191,18 +191,21 @@ class Ledger:
                 if isinstance(error, LedgerError):
                     return rejected(line, error)
                 raise  # a fault of the ledger itself, or of the store
+            result = Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
             try:
                 recordings = uow.save()
             except IntegrityError:
-                self._forget(uow)
+                if self._landed(uow):
+                    return result
                 self.retries += 1
                 pause(attempt)
                 continue  # another writer got there first: reload, re-check, retry
             except Exception:
-                self._forget(uow)  # nothing was stored: the aggregates in memory are ahead
+                if self._landed(uow):
+                    return result
                 raise
             self._saved(uow, recordings, position)
-            return Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
+            return result
         return rejected(line, WriteConflict(RETRIES))
 
     def apply_many(
@@ -270,15 +273,34 @@ class Ledger:
         try:
             recordings = uow.save()
         except IntegrityError:
-            self._forget(uow)
-            self.retries += 1
-            self._one_at_a_time(batch, done)
-            return
+            if not self._landed(uow):
+                self.retries += 1
+                self._one_at_a_time(batch, done)
+                return
         except Exception:
-            self._forget(uow)  # nothing was stored: the aggregates in memory are ahead
-            raise
-        self._saved(uow, recordings, position)
+            if not self._landed(uow):
+                raise
+        else:
+            self._saved(uow, recordings, position)
         done.extend(results)
+
+    def _landed(self, uow: UnitOfWork) -> bool:
+        """After a failed save: whether the store committed it all the same (the failure came
+        after the commit, as when a connection drops before its answer). The transaction is
+        all or nothing, so its last event, stored with the same timestamp, answers. The
+        in-memory aggregates are dropped either way: the store is the reference."""
+        self._forget(uow)
+        if not uow.events:
+            return False
+        last = uow.events[-1]
+        try:
+            stored = self.app.recorder.select_events(
+                last.originator_id, gt=last.originator_version - 1, lte=last.originator_version
+            )
+        except STORE_FAILURES:
+            return False  # unknown: the caller reports the failure
+        return bool(stored) and self.app.mapper.to_domain_event(stored[0]).timestamp == (
+            last.timestamp)
 
     def _one_at_a_time(self, batch: list[tuple[int, Any]], done: list[Result]) -> None:
         for number, command in batch:

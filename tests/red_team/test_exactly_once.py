@@ -97,6 +97,49 @@ def test_a_store_failing_mid_file_reports_every_committed_line(
                                            "gallon_rins": (SALES + 1) * 10}]
 
 
+def failing_after_commit(calls: int, real: Callable[..., Any],
+                         error: Exception) -> Callable[..., Any]:
+    """`real`, whose call number `calls + 1` commits, then raises `error` (a lost answer)."""
+    made = 0
+
+    def insert(*args: Any, **kwargs: Any) -> Any:
+        nonlocal made
+        made += 1
+        ids = real(*args, **kwargs)
+        if made == calls + 1:
+            raise error
+        return ids
+    return insert
+
+
+@pytest.mark.parametrize("error", [OperationalError("connection lost (injected)"),
+                                   IntegrityError("conflict reported after commit (injected)")])
+@pytest.mark.parametrize(("repeat", "good_saves"), [(False, 0), (True, 1), (True, 6)])
+def test_a_save_failing_after_its_commit_is_reported_and_not_applied_twice(
+    store: Store, monkeypatch: pytest.MonkeyPatch, repeat: bool, good_saves: int,
+    error: Exception,
+) -> None:
+    # The save after `good_saves` calls commits, then fails: without the repeated first sale,
+    # the batch's own save; with it, as above, the batch's save conflicts (call 1), then one
+    # save per line.
+    lines = [*setup(), *(sale() for _ in range(SALES // 2)), FIRST_SALE if repeat else sale(),
+             *(sale() for _ in range(SALES // 2))]
+    with store.ledger() as ledger:
+        list(ledger.apply_many(lines[:4]))
+        recorder = ledger.app.recorder
+        monkeypatch.setattr(recorder, "insert_events", failing_after_commit(
+            good_saves, recorder.insert_events, error))
+        results = list(ledger.apply_many(lines[4:], batch_size=40, first_line=5))
+        monkeypatch.undo()
+        assert [r.line for r in results] == list(range(5, len(lines) + 1))
+        sales = SALES + (not repeat)
+        assert [r.status for r in results if not repeat or r.line != REPEATED_LINE] == [
+            "applied"] * sales
+        assert stored_sales(ledger) == 1 + sales  # each line once, the first sale included
+        assert ledger.holdings(BUYER) == [{"party": BUYER, "d_code": 6, "vintage": 2024, "k": 1,
+                                           "gallon_rins": (1 + sales) * 10}]
+
+
 def test_a_failed_snapshot_write_does_not_fail_committed_commands(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
