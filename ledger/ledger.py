@@ -299,8 +299,8 @@ class Ledger:
             )
         except STORE_FAILURES:
             return False  # unknown: the caller reports the failure
-        return bool(stored) and self.app.mapper.to_domain_event(stored[0]).timestamp == (
-            last.timestamp)
+        return bool(stored) and getattr(
+            self.app.mapper.to_domain_event(stored[0]), "timestamp", None) == last.timestamp
 
     def _one_at_a_time(self, batch: list[tuple[int, Any]], done: list[Result]) -> None:
         for number, command in batch:
