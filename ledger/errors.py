@@ -48,7 +48,8 @@ class StoreError(Exception):
     """The store failed (disk full, locked, read-only, server down, unreadable): not a refusal.
 
     Every line up to `last_committed_line` (None: no line of this call) was committed and its
-    result reported; nothing of a later line was stored.
+    result reported. A later line was not stored, unless the store failed with the commit and
+    could not be read to tell (a line with an id is safe to resend: it comes back duplicate).
     """
 
     def __init__(self, message: str, last_committed_line: int | None) -> None:
