@@ -25,9 +25,6 @@ from ledger.recorder import BatchSQLiteApplicationRecorder
 
 PRODUCER, BUYER = "1001", "2001"
 SALES = 60  # id-less sales of 10 gallon-RINs (with 4 gallons of ethanol, EV 1.0 at 2.5/gal)
-FIRST_SALE = {"type": "transfer", "id": "first", "date": "2024-01-11", "from": PRODUCER,
-              "to": BUYER, "rins": {"d_code": 6, "vintage": 2024, "k": 1, "quantity": 10},
-              "volume": 4}
 REPEATED_LINE = 5 + SALES // 2  # the first sale, sent again
 
 
@@ -35,6 +32,9 @@ def sale() -> dict[str, Any]:
     """A line without an id: only the report tells whether it was applied."""
     return {"type": "transfer", "date": "2024-01-11", "from": PRODUCER, "to": BUYER,
             "rins": {"d_code": 6, "vintage": 2024, "k": 1, "quantity": 10}, "volume": 4}
+
+
+FIRST_SALE = {**sale(), "id": "first"}
 
 
 def setup() -> list[dict[str, Any]]:
