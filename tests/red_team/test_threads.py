@@ -1,5 +1,6 @@
 """Issue 9, attack 6 (threads): one `Ledger` shared by 8 threads, half sending single `apply`
-calls and half `apply_many` batches, all selling from one producer's 1,500 gallon-RINs. Every
+calls and half `apply_many` batches, all selling from one producer's 1,500 gallon-RINs, while
+a ninth reads holdings and projects the views through it. Every
 result reported must be true (the applied sales are stored, once; the refused ones left
 nothing, each for RINS-NOT-HELD, §80.1428(b)(2)), `verify` finds nothing broken and every
 party's history loads from the store."""
@@ -15,7 +16,7 @@ from test_concurrency import generate, party, stored_ids
 
 from ledger.chain import verify_chain
 from ledger.party import Party
-from projections import verify
+from projections import Views, verify
 
 THREADS = 8
 SALES = 25  # per thread, of 10 gallon-RINs: 8 × 25 × 10 = 2,000 asked of 1,500 held
@@ -54,12 +55,34 @@ def test_threads_sharing_one_ledger_store_exactly_what_they_report(store: Store)
             for line, result in zip(lines, results, strict=True):
                 outcomes[line["id"]] = (result.status, result.rule)
 
+        writing = True
+        seen: list[list[int]] = []  # each party's gallon-RINs, as a reader saw them
+
+        def reader() -> None:
+            """Reads while the writers write: each party as stored, never half-changed."""
+            try:
+                while writing:
+                    seen.append([sum(row["gallon_rins"] for row in ledger.holdings(p))
+                                 for p in [PRODUCER, *BUYERS]])
+                    Views(ledger).project()
+            except BaseException as error:
+                failures.append(error)
+
         threads = [threading.Thread(target=writer, args=(t,)) for t in range(THREADS)]
+        watcher = threading.Thread(target=reader)
+        watcher.start()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join(timeout=300)
+        writing = False
+        watcher.join(timeout=60)
         assert not failures, failures
+        # the producer only sells and the buyers only buy, 10 gallon-RINs at a time
+        assert seen
+        for party_number, history in enumerate(zip(*seen, strict=True)):
+            assert all(n % 10 == 0 for n in history)
+            assert list(history) == sorted(history, reverse=party_number == 0)
         assert len(outcomes) == THREADS * SALES
         statuses = Counter(status for status, _ in outcomes.values())
         # 1,500 gallon-RINs in sales of 10: exactly 150 applied, the other 50 refused
