@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, ClassVar
+from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.persistence import JSONTranscoder, Recording
@@ -11,6 +13,9 @@ from ledger.chain import ChainMapper
 from ledger.command_log import CommandRecord
 from ledger.party import Party
 from ledger.persistence import register_transcodings
+from ledger.read_check import UNCHANGED
+
+logger = logging.getLogger(__name__)
 
 
 class LedgerApp(Application):
@@ -18,6 +23,7 @@ class LedgerApp(Application):
 
     name = "RinLedger"
     snapshotting_intervals: ClassVar = {Party: 200}
+    snapshots_failed = 0  # snapshot writes that failed after their events committed
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
@@ -38,15 +44,24 @@ class LedgerApp(Application):
             self.mapper.forget(processing_event.events)  # type: ignore[attr-defined]
             raise
 
-    def save_in_order(self, events: list[Any], aggregates: list[Any]) -> list[Recording]:
+    def save_in_order(
+        self, events: list[Any], aggregates: list[Any], unchanged: dict[UUID, int]
+    ) -> list[Recording]:
         """Save `events` in this order in one transaction (`save` would group them by aggregate
         and check each object against the library's runtime protocols, which costs more than
-        storing it); `aggregates` are those the events came from, for snapshots."""
+        storing it); `aggregates` are those the events came from, for snapshots; the save
+        fails as a conflict unless each aggregate of `unchanged` is still at the version
+        given (ledger/read_check.py)."""
         processing_event: ProcessingEvent = ProcessingEvent()
+        processing_event.saved_kwargs[UNCHANGED] = unchanged
         processing_event.events.extend(events)
         processing_event.aggregates.update((aggregate.id, aggregate) for aggregate in aggregates)
         recordings = self._record(processing_event)
-        self._take_snapshots(processing_event)
+        try:
+            self._take_snapshots(processing_event)
+        except Exception as error:  # a cache: the events are committed, the command stands
+            self.snapshots_failed += 1
+            logger.warning("snapshot not stored (%s): its aggregate replays without it", error)
         self._notify(recordings)
         return recordings
 

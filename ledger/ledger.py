@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import random
+import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
@@ -13,19 +15,23 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import IntegrityError, InternalError, Recording
+from eventsourcing.persistence import IntegrityError, InternalError, PersistenceError, Recording
 
 from ledger.application import LedgerApp
 from ledger.command_log import ids_are_ordered
 from ledger.commands import parse_command
-from ledger.errors import LedgerError, RuleViolation
+from ledger.errors import LedgerError, RuleViolation, StoreError, WriteConflict
 from ledger.invalidation_index import InvalidationIndex
 from ledger.party import Party
 from ledger.persistence import store_env
+from ledger.postgres_setup import setup_lock
 from ledger.service import UnitOfWork, handle
 
 RETRIES = 30
 CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
+#: how a failing store shows itself: the library's errors (it wraps sqlite3's and psycopg's
+#: in most places), sqlite3's where it does not, and the operating system's (disk, files)
+STORE_FAILURES = (PersistenceError, sqlite3.Error, OSError)
 
 
 def pause(attempt: int) -> None:
@@ -35,16 +41,20 @@ def pause(attempt: int) -> None:
 
 
 def open_app(env: dict[str, Any]) -> LedgerApp:
-    """The application on its store. PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of the
-    library's table set-up run by two processes at once ("tuple concurrently updated"): retry."""
+    """The application on its store, its tables created by one process at a time
+    (ledger/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of the
+    library's table set-up run by two processes at once ("tuple concurrently updated"), which a
+    process not taking the lock (an older release) can still cause: retry."""
     for attempt in range(RETRIES - 1):
         try:
-            return LedgerApp(env=env)
+            with setup_lock(LedgerApp.name, env):
+                return LedgerApp(env=env)
         except InternalError as error:
             if "concurrently updated" not in str(error):
                 raise
             pause(attempt)
-    return LedgerApp(env=env)
+    with setup_lock(LedgerApp.name, env):
+        return LedgerApp(env=env)
 
 
 @dataclass
@@ -72,13 +82,23 @@ def rejected(line: int, error: LedgerError) -> Result:
 
 
 class Ledger:
-    """The RIN ledger over one event store (a SQLite file by default, PostgreSQL by URL)."""
+    """The RIN ledger over one event store (a SQLite file by default, PostgreSQL by URL).
+
+    Threads may share one Ledger: each call holds its lock (one batch at a time for
+    `apply_many`), so its writes and in-memory caches are used by one thread at a time and
+    threads sharing it write one after another. For writers in parallel, open one Ledger per
+    thread or process: the store's version check arbitrates between them.
+    """
 
     def __init__(
         self, data: str | os.PathLike[str] | None = None, *, store: str | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
-        self.app = open_app({**store_env(data, store), **(env or {})})
+        try:
+            self.app = open_app({**store_env(data, store), **(env or {})})
+        except STORE_FAILURES as error:
+            raise StoreError(str(error), None) from error
+        self._lock = threading.RLock()  # held by every call (see the class docstring)
         #: conflicts met and retried: saves refused by the store's version check (another
         #: writer first, or a batch with an id already applied) and reads torn by another writer
         self.retries = 0
@@ -127,7 +147,8 @@ class Ledger:
         self._opened.saved(uow.events, position, ids[-1])
 
     def close(self) -> None:
-        self.app.close()
+        with self._lock:
+            self.app.close()
 
     def __enter__(self) -> Ledger:
         return self
@@ -136,7 +157,17 @@ class Ledger:
         self.close()
 
     def apply(self, command: Any, line: int = 1) -> Result:
-        """Validate and apply one command atomically; a refusal stores nothing."""
+        """Validate and apply one command atomically; a refusal stores nothing.
+
+        Raises `StoreError` if the store fails (then nothing of the line was stored).
+        """
+        try:
+            with self._lock:
+                return self._apply(command, line)
+        except STORE_FAILURES as error:
+            raise StoreError(str(error), None) from error
+
+    def _apply(self, command: Any, line: int) -> Result:
         try:
             parsed = parse_command(command)
         except LedgerError as error:
@@ -159,17 +190,23 @@ class Ledger:
                     continue
                 if isinstance(error, LedgerError):
                     return rejected(line, error)
-                raise  # a fault of the ledger itself
+                raise  # a fault of the ledger itself, or of the store
+            result = Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
             try:
                 recordings = uow.save()
             except IntegrityError:
-                self._forget(uow)
+                if self._landed(uow):
+                    return result
                 self.retries += 1
                 pause(attempt)
                 continue  # another writer got there first: reload, re-check, retry
+            except Exception:
+                if self._landed(uow):
+                    return result
+                raise
             self._saved(uow, recordings, position)
-            return Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
-        raise RuntimeError(f"line {line}: gave up after {RETRIES} concurrent conflicts")
+            return result
+        return rejected(line, WriteConflict(RETRIES))
 
     def apply_many(
         self, commands: Iterable[Any], *, batch_size: int = 200, first_line: int = 1
@@ -177,18 +214,39 @@ class Ledger:
         """Apply commands in order, each atomic, saving up to `batch_size` per transaction.
 
         Results are yielded once their transaction is committed. If a batch's save conflicts
-        with another writer, that batch is applied again one command at a time.
+        with another writer, that batch is applied again one command at a time. If the store
+        fails, every line committed before is yielded first, then `StoreError` names the last.
         """
         batch: list[tuple[int, Any]] = []
+        last: int | None = None  # the last line whose result was yielded
         for number, command in enumerate(commands, start=first_line):
             batch.append((number, command))
             if len(batch) >= batch_size:
-                yield from self._apply_batch(batch)
+                for result in self._committed(batch, last):
+                    last = result.line
+                    yield result
                 batch = []
-        if batch:
-            yield from self._apply_batch(batch)
+        yield from self._committed(batch, last)
 
-    def _apply_batch(self, batch: list[tuple[int, Any]]) -> list[Result]:
+    def _committed(self, batch: list[tuple[int, Any]], last: int | None) -> Iterator[Result]:
+        """The results of `batch`, every one committed; if anything fails part-way, those
+        committed before the failure are still yielded, then the failure is raised."""
+        done: list[Result] = []
+        try:
+            with self._lock:
+                self._apply_batch(batch, done)
+        except Exception as error:
+            yield from done
+            if isinstance(error, STORE_FAILURES):
+                raise StoreError(str(error), done[-1].line if done else last) from error
+            raise
+        yield from done
+
+    def _apply_batch(self, batch: list[tuple[int, Any]], done: list[Result]) -> None:
+        """Apply `batch` in one transaction, appending each line's result to `done` once it is
+        committed; on a conflict, one line at a time (each appended as it commits)."""
+        if not batch:
+            return
         position = self.position()
         uow = UnitOfWork(
             self.app, optimistic=True, cache=self._cache_for(position),
@@ -205,26 +263,55 @@ class Ledger:
                 if self.position() != position:  # a read torn by another writer's save
                     self._forget(uow)
                     self.retries += 1
-                    return [self.apply(command, number) for number, command in batch]
+                    self._one_at_a_time(batch, done)
+                    return
                 if not isinstance(error, LedgerError):
-                    raise  # a fault of the ledger itself
+                    raise  # a fault of the ledger itself, or of the store
                 results.append(rejected(number, error))
                 continue
             results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))
         try:
             recordings = uow.save()
         except IntegrityError:
-            self._forget(uow)
-            self.retries += 1
-            return [self.apply(command, number) for number, command in batch]
-        self._saved(uow, recordings, position)
-        return results
+            if not self._landed(uow):
+                self.retries += 1
+                self._one_at_a_time(batch, done)
+                return
+        except Exception:
+            if not self._landed(uow):
+                raise
+        else:
+            self._saved(uow, recordings, position)
+        done.extend(results)
+
+    def _landed(self, uow: UnitOfWork) -> bool:
+        """After a failed save: whether the store committed it all the same (the failure came
+        after the commit, as when a connection drops before its answer). The transaction is
+        all or nothing, so its last event, stored with the same timestamp, answers. The
+        in-memory aggregates are dropped either way: the store is the reference."""
+        self._forget(uow)
+        if not uow.events:
+            return False
+        last = uow.events[-1]
+        try:
+            stored = self.app.recorder.select_events(
+                last.originator_id, gt=last.originator_version - 1, lte=last.originator_version
+            )
+        except STORE_FAILURES:
+            return False  # unknown: the caller reports the failure
+        return bool(stored) and getattr(
+            self.app.mapper.to_domain_event(stored[0]), "timestamp", None) == last.timestamp
+
+    def _one_at_a_time(self, batch: list[tuple[int, Any]], done: list[Result]) -> None:
+        for number, command in batch:
+            done.append(self._apply(command, number))
 
     def ordered_ids(self) -> bool:
         """The store's scheme of command record ids, read from the store at first use."""
-        if self._ordered_ids is None:
-            self._ordered_ids = ids_are_ordered(self.app)
-        return self._ordered_ids
+        with self._lock:
+            if self._ordered_ids is None:
+                self._ordered_ids = ids_are_ordered(self.app)
+            return self._ordered_ids
 
     def position(self) -> int:
         """The last notification id stored: it moves whenever any writer saves."""
@@ -233,9 +320,12 @@ class Ledger:
     def party(self, party_id: str) -> Party:
         """The party's aggregate as it stands now."""
         try:
-            return self.app.repository.get(Party.create_id(party_id))
+            with self._lock:  # a write in progress may be changing the repository's copy
+                return self.app.repository.get(Party.create_id(party_id))
         except AggregateNotFoundError:
             raise KeyError(f"party {party_id} is not registered") from None
+        except STORE_FAILURES as error:
+            raise StoreError(str(error), None) from error
 
     def holdings(self, party_id: str) -> list[dict[str, Any]]:
         """What party P holds now: gallon-RINs per D code, vintage and K, from its aggregate."""

@@ -24,6 +24,7 @@ EVENTS_FILE = "events.sqlite"
 # Aggregates kept in memory between commands; fast-forwarded from the store on each use, so
 # another writer's events are never missed (about the number of parties in the market).
 AGGREGATE_CACHE_MAXSIZE = "5000"
+POSTGRES_RECORDER_TOPIC = "ledger.postgres_recorder:CheckedPostgresRecorder"  # needs psycopg
 
 
 class DateAsISO(Transcoding):
@@ -92,6 +93,7 @@ def store_env(
             "POSTGRES_PORT": str(url.port or 5432),
             "POSTGRES_USER": unquote(url.username or "postgres"),
             "POSTGRES_PASSWORD": unquote(url.password or ""),
+            "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER_TOPIC,
             "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
         }
     folder = Path(data or os.environ.get("RIN_DATA") or DEFAULT_DATA)

@@ -16,6 +16,8 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
 
+from ledger.read_check import UNCHANGED, check_unchanged
+
 #: 4 parameters a row; SQLite ≥ 3.32 allows 32,766 parameters a statement
 ROWS_PER_STATEMENT = 500
 #: WAL pages between automatic checkpoints (SQLite's default is 1,000): a batch dirties index
@@ -41,8 +43,24 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
         return statement
 
     def _insert_events(
-        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **_: Any
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
+        notification_ids = self._insert_rows(c, stored_events)
+        # After the inserts this transaction holds SQLite's write lock and reads the latest
+        # commit: what the save only read cannot move until it ends (ledger/read_check.py).
+        check_unchanged(kwargs.get(UNCHANGED), lambda ids: self._latest(c, ids))
+        return notification_ids
+
+    def _latest(self, c: SQLiteCursor, ids: list[UUID]) -> dict[UUID, int]:
+        """The stored version of each of `ids` that has any event."""
+        c.execute(
+            f"SELECT originator_id, MAX(originator_version) FROM {self.events_table_name} "
+            f"WHERE originator_id IN ({','.join('?' * len(ids))}) GROUP BY originator_id",
+            [i.hex for i in ids],
+        )
+        return {UUID(row[0]): row[1] for row in c.fetchall()}
+
+    def _insert_rows(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent]) -> list[int]:
         notification_ids: list[int] = []
         c.execute(f"PRAGMA wal_autocheckpoint={CHECKPOINT_PAGES}")  # per connection, no I/O
         for first in range(0, len(stored_events), ROWS_PER_STATEMENT):

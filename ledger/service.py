@@ -73,6 +73,9 @@ class UnitOfWork:
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
         self.events: list[Any] = []
         self.touched: dict[UUID, Any] = {}  # aggregates the current command has used
+        #: the version of each party and invalidation record read (0: absent), which the save
+        #: checks for those it does not change: a decision rests on them too (§80.1431(b))
+        self.read: dict[UUID, int] = {}
 
     def touch(self, aggregate: Any) -> Any:
         """Note that the current command used `aggregate` (only those can have new events)."""
@@ -80,13 +83,25 @@ class UnitOfWork:
             self.touched[aggregate.id] = aggregate
         return aggregate
 
+    def refused(self) -> None:
+        """Forget what a refused command used: it recorded nothing, and the next command's
+        events must be collected in the order that command records them, not in the order a
+        refused line first used their aggregates (issue 9, attack 9)."""
+        self.touched.clear()
+
     def party(self, party_id: str) -> Party | None:
         if party_id not in self.parties:
+            party_key = Party.create_id(party_id)
             try:
-                self.parties[party_id] = self.load(Party.create_id(party_id))
+                self.parties[party_id] = self.load(party_key)
             except AggregateNotFoundError:
                 self.parties[party_id] = None
+            self.note_read(party_key, self.parties[party_id])
         return self.touch(self.parties[party_id])
+
+    def note_read(self, aggregate_id: UUID, aggregate: Any) -> None:
+        """Remember the version this unit read `aggregate_id` at (0: absent) for the save."""
+        self.read[aggregate_id] = aggregate.version if aggregate is not None else 0
 
     def load(self, aggregate_id: UUID) -> Any:
         """An aggregate as last saved: the ledger's in-memory copy if it has one, else the store's.
@@ -113,6 +128,7 @@ class UnitOfWork:
             self.invalidations[batch_id] = (
                 self.load(record_id) if self.opened.opened(record_id) else None
             )
+            self.note_read(record_id, self.invalidations[batch_id])
         return self.touch(self.invalidations[batch_id])
 
     def invalid_in(self, block: RinBlock) -> int:
@@ -167,7 +183,9 @@ class UnitOfWork:
     def save(self) -> list[Recording]:
         """Store every event of the transaction, in command order, atomically."""
         self.collect()
-        return self.app.save_in_order(self.events, self.aggregates())
+        changed = {event.originator_id for event in self.events}
+        unchanged = {i: v for i, v in self.read.items() if i not in changed}
+        return self.app.save_in_order(self.events, self.aggregates(), unchanged)
 
 
 def digest(command: c.Model) -> str:
@@ -188,6 +206,7 @@ def handle(uow: UnitOfWork, command: Any) -> Outcome:
     try:
         rins = HANDLERS[type(command)](uow, command)
     except LedgerError:
+        uow.refused()
         seen = uow.record_of(command.id) if command.id is not None and uow.optimistic else None
         if seen is None:
             raise

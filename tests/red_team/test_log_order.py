@@ -1,0 +1,54 @@
+"""Issue 9, attack 9 (log order): in a batch, a refused line must not reorder the events of the
+command after it. A transfer's TransferredOut precedes its TransferredIn in the log, so a
+`holdings --known-at` query between any two notifications never counts the same gallon-RINs
+twice (§80.1428(a): a RIN has one owner at a time)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import Store
+from test_concurrency import code, generate, party, transfer
+
+from ledger.party import Party
+from projections import Views
+
+BUYER, OTHER = "2001", "2002"
+
+
+def lines() -> list[dict[str, Any]]:
+    """The producer's 1,000 gallon-RINs sold twice, each sale right after a refused line that
+    used the buyer first (a retirement of RINs the buyer does not hold)."""
+    refused = {"type": "retire", "date": "2024-01-11", "party": BUYER, "reason": "spill",
+               "rins": {"d_code": 6, "vintage": 2024, "k": 1, "quantity": 5_000}}
+    return [
+        party("1001", "Producer", ["producer"], ("10011",)),
+        party(BUYER, "Buyer", ["blender"]), party(OTHER, "Other", ["blender"]),
+        generate(1, 1_000),
+        refused,
+        transfer("t-1", "1001", BUYER, {"code": code(1, 1, 600)}, 240, "2024-01-11"),
+        {**refused, "party": OTHER},
+        transfer("t-2", BUYER, OTHER, {"code": code(1, 1, 600)}, 240, "2024-01-12"),
+    ]
+
+
+def test_a_refused_line_does_not_reorder_the_next_commands_events(store: Store) -> None:
+    with store.ledger() as ledger:
+        results = list(ledger.apply_many(lines(), batch_size=50))  # one batch
+        assert [r.status for r in results] == ["applied"] * 4 + ["rejected", "applied"] * 2
+        notes = ledger.app.recorder.select_notifications(start=1, limit=100)
+        moves = [(type(e).__name__, e.client_id) for e in map(ledger.app.mapper.to_domain_event,
+                                                              notes)
+                 if isinstance(e, (Party.TransferredOut, Party.TransferredIn))]
+        assert moves == [("TransferredOut", "t-1"), ("TransferredIn", "t-1"),
+                         ("TransferredOut", "t-2"), ("TransferredIn", "t-2")]
+        views = Views(ledger)
+        views.project()
+        assigned_at = next(n.id for n in notes if n.topic == Party.Assigned.TOPIC)
+        for note in notes:
+            # 1,000 gallon-RINs exist once assigned, whoever holds them: never more at any
+            # notification, and exactly that once each command is complete (its record)
+            total = sum(r["gallon_rins"] for r in views.holdings(known_at=note.id))
+            assert total <= 1_000, f"known at notification {note.id}: {total} gallon-RINs"
+            if note.id >= assigned_at and note.topic.startswith("rin_ledger:CommandRecord"):
+                assert total == 1_000, f"known at notification {note.id}: {total}"
