@@ -197,21 +197,29 @@ def chain_positions(
     last: int | None = None,
 ) -> dict[int, dict[Category, CompliancePosition]]:
     """Each year's positions from the first reported year to `last` (default: the last year with
-    a report or a retirement), each year's carried deficit part of the next year's RVO
-    (§80.1407(a), §80.1427(b)). A year without a report has base RVOs of 0."""
+    a report or a retirement, and the year after it if that year carries a deficit into it),
+    each year's carried deficit part of the next year's RVO (§80.1407(a), §80.1427(b)). A year
+    without a report has base RVOs of 0: under §80.1427(b)(1)(ii) a party that carries D_i into
+    year i + 1 must meet RVO_i+1, which includes D_i, whether or not it reports year i + 1."""
     if not reports:
         return {}
     end = max([*reports, *retired]) if last is None else last
     out: dict[int, dict[Category, CompliancePosition]] = {}
     previous: dict[Category, CompliancePosition] | None = None
     previous_approach: str | None = None
-    for year in range(min(reports), end + 1):
+    year = min(reports)
+    while year <= end:
         report = reports.get(year, YearReport({}))
         previous = out[year] = compliance_positions(
             party, year, dict(report.rvo), retired.get(year, []), previous, report.approach,
             previous_approach, report.bbd_2010_reduction,
         )
         previous_approach = report.approach or previous_approach
+        if last is None and year == end and any(
+            p.status == Status.DEFICIT_CARRIED for p in previous.values()
+        ):
+            end += 1
+        year += 1
     return out
 
 

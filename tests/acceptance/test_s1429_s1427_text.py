@@ -657,3 +657,20 @@ def test_rin_compliance_applied_never_exceeds_the_rvo(ledger: Ledger) -> None:
         assert row["applied"] <= row["rvo"]
         assert row["deficit"] == row["rvo"] - row["applied"]
     assert [rows[c]["applied"] for c in ("BBD", "AB", "RF")] == [1_000, 2_000, 4_000]
+
+
+def test_b1_ii_the_year_a_deficit_is_carried_into_is_reported_without_its_own_report(
+    ledger: Ledger,
+) -> None:
+    """§80.1427(b)(1)(ii): a party carrying D_2023 must meet 2024's requirement, RVO_2024 =
+    0 + D_2023 by §80.1407, whether or not it reports 2024; `rin compliance --year 2024` shows it,
+    with the same RVO the (b)(7) limit is computed from."""
+    report(ledger, "3001", 2023, {"RF": 500})  # nothing retired: D_RF,2023 = 500, carried
+    rf = positions(ledger, 2024, "3001")["RF"]
+    # nothing retired for 2024 yet: applied 0, D = 500 with a deficit carried in
+    assert (rf["rvo"], rf["deficit_carried_in"], rf["applied"], rf["deficit"], rf["status"]) == (
+        500, 500, 0, 500, "violation")
+    own_separated_rins(ledger, "3001", 6, 500, 2024)
+    apply(ledger, **retire(ledger, "3001", 2024, 6, 500, 2024))
+    assert summary(positions(ledger, 2024, "3001")["RF"]) == (500, 500, 0, "compliant")
+    assert positions(ledger, 2025, "3001") == {}  # nothing carried into 2025
