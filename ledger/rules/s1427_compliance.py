@@ -6,8 +6,8 @@ which refuse; and the year-end position per obligation, which reports and never 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from decimal import ROUND_FLOOR, Decimal
 from enum import StrEnum
 
@@ -163,6 +163,7 @@ def compliance_positions(
     approach: str | None = None,
     previous_approach: str | None = None,
     bbd_2010_reduction: int = 0,
+    carry: bool = True,
 ) -> dict[Category, CompliancePosition]:
     """Year i's position on each RVO (§80.1427(a)(1), deficits (b)); a report, never a refusal.
 
@@ -170,12 +171,15 @@ def compliance_positions(
     `retirements` are those made for year i. Exporters' ERVOs (§80.1427(c)) use this same
     function: (c)(2) applies (a)(2), (3), (6) and (8), and the (c)(3) 20 % prior-year cap is the
     (a)(5) computation. `bbd_2010_reduction` is the (a)(7)(i) reduction of RVO_BBD,2010.
+    `carry` is False for an exporter's ERVOs: (c)(2) does not apply (b), whose
+    carryover (b)(1) is an obligated party's, and §80.1430(f) wants each ERVO met within 30 days
+    of the export, so an ERVO shortfall is a violation and nothing is carried.
     """
     changed_approach = (
         approach is not None and previous_approach is not None and approach != previous_approach
     )
     earlier = previous or {}
-    return {
+    positions = {
         category: _position(
             party,
             year,
@@ -188,6 +192,20 @@ def compliance_positions(
         )
         for category in Category
     }
+    if carry:
+        return positions
+    return {
+        category: replace(p, status=Status.VIOLATION) if p.status == Status.DEFICIT_CARRIED else p
+        for category, p in positions.items()
+    }
+
+
+def carries_deficits(roles: Iterable[str]) -> bool:
+    """Whether a party's shortfall may be carried as a deficit (§80.1427(b)(1)): an obligated
+    party's may; an exporter's that is not also an obligated party is an ERVO shortfall
+    (§80.1427(c)(2), §80.1430(f)). A party with both roles reports one set of RVOs, which the
+    ledger treats as an obligated party's."""
+    return "obligated_party" in roles
 
 
 def chain_positions(
@@ -195,12 +213,14 @@ def chain_positions(
     reports: Mapping[int, YearReport],
     retired: Mapping[int, list[Retirement]],
     last: int | None = None,
+    carry: bool = True,
 ) -> dict[int, dict[Category, CompliancePosition]]:
     """Each year's positions from the first reported year to `last` (default: the last year with
     a report or a retirement, and the year after it if that year carries a deficit into it),
     each year's carried deficit part of the next year's RVO (§80.1407(a), §80.1427(b)). A year
     without a report has base RVOs of 0: under §80.1427(b)(1)(ii) a party that carries D_i into
-    year i + 1 must meet RVO_i+1, which includes D_i, whether or not it reports year i + 1."""
+    year i + 1 must meet RVO_i+1, which includes D_i, whether or not it reports year i + 1.
+    `carry` is `carries_deficits` of the party's roles."""
     if not reports:
         return {}
     end = max([*reports, *retired]) if last is None else last
@@ -212,7 +232,7 @@ def chain_positions(
         report = reports.get(year, YearReport({}))
         previous = out[year] = compliance_positions(
             party, year, dict(report.rvo), retired.get(year, []), previous, report.approach,
-            previous_approach, report.bbd_2010_reduction,
+            previous_approach, report.bbd_2010_reduction, carry,
         )
         previous_approach = report.approach or previous_approach
         if last is None and year == end and any(

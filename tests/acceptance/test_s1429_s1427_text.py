@@ -625,6 +625,19 @@ def test_c_ervo_with_the_20_percent_cap_and_a_rules(ledger: Ledger) -> None:
     rf = positions(ledger, 2024, "7001")["RF"]
     # (c)(3): prior-year at most 0.20 × 1,000 = 200; applied 200 + 700 = 900
     assert (rf["prior_year_applied"], rf["applied"], rf["deficit"]) == (200, 900, 100)
+    # (c)(2) does not apply (b): an exporter carries no deficit; §80.1430(f) wants each ERVO met
+    # within 30 days of the export, so the 100 short is a violation
+    assert rf["status"] == "violation"
+
+
+def test_c_an_ervo_shortfall_is_not_carried_into_the_next_ervo(ledger: Ledger) -> None:
+    report(ledger, "7001", 2023, {"RF": 500})  # nothing retired: 500 short, a violation
+    report(ledger, "7001", 2024, {"RF": 1_000})
+    assert summary(positions(ledger, 2023, "7001")["RF"]) == (500, 0, 500, "violation")
+    rf = positions(ledger, 2024, "7001")["RF"]
+    # ERVO_2024 is §80.1430(b)'s 1,000 alone: nothing carried in; (c)(3) cap 0.20 × 1,000 = 200
+    assert (rf["rvo"], rf["deficit_carried_in"]) == (1_000, 0)
+    assert positions(ledger, 2025, "7001") == {}
 
 
 # === §80.1407: RVO = STD × (GV + DV) + D_i−1 ================================================
