@@ -32,6 +32,12 @@ CMP_D7_DESIGNATION = rule(
     "a D7 RIN retired for compliance is designated to CB or BBD, never both; "
     "no other D code takes a designation",
 )
+CMP_BBD_2010_REDUCTION = rule(
+    "CMP-BBD-2010-REDUCTION",
+    "§80.1427(a)(7)(i)",
+    "only RVO_BBD,2010 may be reduced by the 2008 and 2009 RINs used for 2009; a report for "
+    "another year takes no such reduction",
+)
 
 # §80.1427(a)(2)(i)-(iv): the D codes valid for each RVO.
 _VALID_D_CODES: dict[Category, frozenset[int]] = {
@@ -105,6 +111,16 @@ def check_compliance_retirement(
         f"a {vintage} RIN is expired for compliance year {compliance_year} (§80.1428(c)); "
         f"only {compliance_year - 1} and {compliance_year} RINs count",
         "vintage",
+    )
+
+
+def check_bbd_2010_reduction(year: int, reduction: int) -> None:
+    """§80.1427(a)(7)(i) reduces the 2010 biomass-based diesel RVO only: a reduction stated for
+    another year is refused rather than silently left out of its positions."""
+    CMP_BBD_2010_REDUCTION.check(
+        reduction == 0 or year == _BBD_2010,
+        f"bbd_2010_reduction of {reduction:,} is for RVO_BBD,2010 only, not the {year} RVO",
+        "bbd_2010_reduction",
     )
 
 

@@ -687,3 +687,11 @@ def test_b1_ii_the_year_a_deficit_is_carried_into_is_reported_without_its_own_re
     apply(ledger, **retire(ledger, "3001", 2024, 6, 500, 2024))
     assert summary(positions(ledger, 2024, "3001")["RF"]) == (500, 500, 0, "compliant")
     assert positions(ledger, 2025, "3001") == {}  # nothing carried into 2025
+
+
+def test_a7_i_the_reduction_is_for_the_2010_bbd_rvo_only(ledger: Ledger) -> None:
+    """(a)(7)(i) reduces "the value of RVO_BBD,2010"; a 2011 report stating one is refused, not
+    reported with a reduction silently left out."""
+    refused(ledger, "CMP-BBD-2010-REDUCTION", "§80.1427(a)(7)(i)", type="report_obligation",
+            party="3001", year=2011, rvo={"BBD": 1_000}, bbd_2010_reduction=300)
+    assert positions(ledger, 2011, "3001") == {}
