@@ -695,3 +695,12 @@ def test_a7_i_the_reduction_is_for_the_2010_bbd_rvo_only(ledger: Ledger) -> None
     refused(ledger, "CMP-BBD-2010-REDUCTION", "§80.1427(a)(7)(i)", type="report_obligation",
             party="3001", year=2011, rvo={"BBD": 1_000}, bbd_2010_reduction=300)
     assert positions(ledger, 2011, "3001") == {}
+
+
+def test_b7_iv_a_negative_difference_allows_no_d5_rin(ledger: Ledger) -> None:
+    make(ledger, "4001", "40001", 5, 10_000)
+    report(ledger, "4001", 2024, {"CB": 100, "BBD": 400, "AB": 400, "RF": 5_000})
+    # (b)(7)(iv): 400 − 100 − 400 = −100: not one D5 gallon-RIN may be separated
+    error = refused(ledger, "SEP-OBLIGATED-CAP", "§80.1429(b)(7)",
+                    **separate("4001", "obligated_party", rins(5, 1), 1))
+    assert error.endswith("exceeds the limit of 0")
