@@ -704,3 +704,50 @@ def test_b7_iv_a_negative_difference_allows_no_d5_rin(ledger: Ledger) -> None:
     error = refused(ledger, "SEP-OBLIGATED-CAP", "§80.1429(b)(7)",
                     **separate("4001", "obligated_party", rins(5, 1), 1))
     assert error.endswith("exceeds the limit of 0")
+
+
+def test_b1_iii_a_2010_bbd_deficit_within_57_percent_is_part_of_rvo_bbd_2011(
+    ledger: Ledger,
+) -> None:
+    _bbd_2010(ledger, {2010: 430})
+    report(ledger, "3001", 2010, {"BBD": 1_000})
+    report(ledger, "3001", 2011, {"BBD": 1_000})
+    apply(ledger, **retire(ledger, "3001", 2010, 4, 430, 2010))
+    # D_BBD,2010 = 1,000 − 430 = 570 ≤ 0.57 × 1,000: carried; RVO_BBD,2011 = 1,000 + 570
+    bbd = positions(ledger, 2011, "3001")["BBD"]
+    assert (bbd["rvo"], bbd["deficit_carried_in"]) == (1_570, 570)
+
+
+def test_a7_only_d4_of_2008_2009_for_2010_bbd_and_for_no_other_year(ledger: Ledger) -> None:
+    make(ledger, "1001", "20001", 6, 10_000, 2008)
+    _bbd_2010(ledger, {2008: 200})
+    own_separated_rins(ledger, "3001", 6, 100, 2008)
+    report(ledger, "3001", 2010, {"BBD": 1_000, "RF": 1_000})
+    report(ledger, "3001", 2011, {"BBD": 1_000})
+    refused(ledger, "CMP-VINTAGE", "§80.1427(a)(6)(i)",  # a 2008 D6 RIN for 2010 RF
+            **retire(ledger, "3001", 2010, 6, 100, 2008))
+    refused(ledger, "CMP-VINTAGE", "§80.1427(a)(6)(i)",  # a 2008 D4 RIN for 2011
+            **retire(ledger, "3001", 2011, 4, 100, 2008))
+    apply(ledger, **retire(ledger, "3001", 2010, 4, 100, 2008))
+
+
+def test_a5_the_cap_is_per_rvo(ledger: Ledger) -> None:
+    own_separated_rins(ledger, "3001", 4, 300, 2023)
+    report(ledger, "3001", 2024, {"BBD": 1_000, "AB": 1_000, "RF": 2_000})
+    apply(ledger, **retire(ledger, "3001", 2024, 4, 300, 2023))
+    rows = positions(ledger, 2024, "3001")
+    # 300 prior-year D4: BBD min(300, 200) = 200; AB min(300, 200) = 200; RF min(300, 400) = 300
+    assert [rows[c]["prior_year_applied"] for c in ("BBD", "AB", "RF")] == [200, 200, 300]
+
+
+def test_a9_rinnum_is_e_minus_s_plus_1(ledger: Ledger) -> None:
+    own_separated_rins(ledger, "3001", 6, 1_234, 2024)
+    (block,) = Views(ledger).holdings(party="3001", blocks=True)
+    code = block["rin"]
+    # the code's SSSSSSSS..EEEEEEEE (characters 23-30 and 31-38) give E − S + 1 = 1,234
+    assert int(code[30:38]) - int(code[22:30]) + 1 == 1_234
+    report(ledger, "3001", 2024, {"RF": 2_000})
+    apply(ledger, type="retire", date="2025-02-01", party="3001", reason="compliance",
+          compliance_year=2024, rins={"code": code})
+    rf = positions(ledger, 2024, "3001")["RF"]
+    assert (rf["current_year_rins"], rf["applied"], rf["deficit"]) == (1_234, 1_234, 766)
