@@ -489,6 +489,7 @@ def split(uow: UnitOfWork, cmd: c.Split) -> list[str]:
 def report_obligation(uow: UnitOfWork, cmd: c.ReportObligation) -> list[str]:
     party = uow.registered(cmd.party, "party")
     ret.check_retirer(cmd.party, party.roles)
+    cmp.check_bbd_2010_reduction(cmd.year, cmd.bbd_2010_reduction)
     if cmd.rvo is not None:
         rvo, source = validate_rvo(cmd.rvo), "given"
     else:

@@ -8,6 +8,7 @@ obligation year so that a deficit carried into a year is part of that year's RVO
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import Any
 
@@ -18,6 +19,7 @@ from ledger.rules.s1427_compliance import (
     CompliancePosition,
     Retirement,
     YearReport,
+    carries_deficits,
     chain_positions,
 )
 from projections.batch import Batch
@@ -140,8 +142,14 @@ def positions(db: Database, party: str) -> list[CompliancePosition]:
             int(report.get("bbd_2010_reduction") or 0),
         )
         for year, report in reports.items()
-    }, retired)
+    }, retired, carry=carries_deficits(roles(db, party)))
     return [positions[c] for positions in years.values() for c in Category]
+
+
+def roles(db: Database, party: str) -> list[str]:
+    """The party's registered roles: an exporter's ERVO shortfall is not carried (§80.1427(c))."""
+    rows = list(db.query("SELECT roles FROM parties WHERE party = ?", [party]))
+    return list(json.loads(rows[0]["roles"])) if rows else []
 
 
 def slot(row: Any) -> tuple[int, int, int, str | None]:

@@ -6,8 +6,8 @@ which refuse; and the year-end position per obligation, which reports and never 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from decimal import ROUND_FLOOR, Decimal
 from enum import StrEnum
 
@@ -31,6 +31,12 @@ CMP_D7_DESIGNATION = rule(
     "§80.1427(a)(3)(ii)",
     "a D7 RIN retired for compliance is designated to CB or BBD, never both; "
     "no other D code takes a designation",
+)
+CMP_BBD_2010_REDUCTION = rule(
+    "CMP-BBD-2010-REDUCTION",
+    "§80.1427(a)(7)(i)",
+    "only RVO_BBD,2010 may be reduced by the 2008 and 2009 RINs used for 2009; a report for "
+    "another year takes no such reduction",
 )
 
 # §80.1427(a)(2)(i)-(iv): the D codes valid for each RVO.
@@ -108,6 +114,16 @@ def check_compliance_retirement(
     )
 
 
+def check_bbd_2010_reduction(year: int, reduction: int) -> None:
+    """§80.1427(a)(7)(i) reduces the 2010 biomass-based diesel RVO only: a reduction stated for
+    another year is refused rather than silently left out of its positions."""
+    CMP_BBD_2010_REDUCTION.check(
+        reduction == 0 or year == _BBD_2010,
+        f"bbd_2010_reduction of {reduction:,} is for RVO_BBD,2010 only, not the {year} RVO",
+        "bbd_2010_reduction",
+    )
+
+
 @dataclass(frozen=True)
 class Retirement:
     """Gallon-RINs retired for one compliance year, as counted in its positions. Constructing one
@@ -163,6 +179,7 @@ def compliance_positions(
     approach: str | None = None,
     previous_approach: str | None = None,
     bbd_2010_reduction: int = 0,
+    carry: bool = True,
 ) -> dict[Category, CompliancePosition]:
     """Year i's position on each RVO (§80.1427(a)(1), deficits (b)); a report, never a refusal.
 
@@ -170,12 +187,15 @@ def compliance_positions(
     `retirements` are those made for year i. Exporters' ERVOs (§80.1427(c)) use this same
     function: (c)(2) applies (a)(2), (3), (6) and (8), and the (c)(3) 20 % prior-year cap is the
     (a)(5) computation. `bbd_2010_reduction` is the (a)(7)(i) reduction of RVO_BBD,2010.
+    `carry` is False for an exporter's ERVOs: (c)(2) does not apply (b), whose
+    carryover (b)(1) is an obligated party's, and §80.1430(f) wants each ERVO met within 30 days
+    of the export, so an ERVO shortfall is a violation and nothing is carried.
     """
     changed_approach = (
         approach is not None and previous_approach is not None and approach != previous_approach
     )
     earlier = previous or {}
-    return {
+    positions = {
         category: _position(
             party,
             year,
@@ -188,6 +208,20 @@ def compliance_positions(
         )
         for category in Category
     }
+    if carry:
+        return positions
+    return {
+        category: replace(p, status=Status.VIOLATION) if p.status == Status.DEFICIT_CARRIED else p
+        for category, p in positions.items()
+    }
+
+
+def carries_deficits(roles: Iterable[str]) -> bool:
+    """Whether a party's shortfall may be carried as a deficit (§80.1427(b)(1)): an obligated
+    party's may; an exporter's that is not also an obligated party is an ERVO shortfall
+    (§80.1427(c)(2), §80.1430(f)). A party with both roles reports one set of RVOs, which the
+    ledger treats as an obligated party's."""
+    return "obligated_party" in roles
 
 
 def chain_positions(
@@ -195,23 +229,33 @@ def chain_positions(
     reports: Mapping[int, YearReport],
     retired: Mapping[int, list[Retirement]],
     last: int | None = None,
+    carry: bool = True,
 ) -> dict[int, dict[Category, CompliancePosition]]:
     """Each year's positions from the first reported year to `last` (default: the last year with
-    a report or a retirement), each year's carried deficit part of the next year's RVO
-    (§80.1407(a), §80.1427(b)). A year without a report has base RVOs of 0."""
+    a report or a retirement, and the year after it if that year carries a deficit into it),
+    each year's carried deficit part of the next year's RVO (§80.1407(a), §80.1427(b)). A year
+    without a report has base RVOs of 0: under §80.1427(b)(1)(ii) a party that carries D_i into
+    year i + 1 must meet RVO_i+1, which includes D_i, whether or not it reports year i + 1.
+    `carry` is `carries_deficits` of the party's roles."""
     if not reports:
         return {}
     end = max([*reports, *retired]) if last is None else last
     out: dict[int, dict[Category, CompliancePosition]] = {}
     previous: dict[Category, CompliancePosition] | None = None
     previous_approach: str | None = None
-    for year in range(min(reports), end + 1):
+    year = min(reports)
+    while year <= end:
         report = reports.get(year, YearReport({}))
         previous = out[year] = compliance_positions(
             party, year, dict(report.rvo), retired.get(year, []), previous, report.approach,
-            previous_approach, report.bbd_2010_reduction,
+            previous_approach, report.bbd_2010_reduction, carry,
         )
         previous_approach = report.approach or previous_approach
+        if last is None and year == end and any(
+            p.status == Status.DEFICIT_CARRIED for p in previous.values()
+        ):
+            end += 1
+        year += 1
     return out
 
 

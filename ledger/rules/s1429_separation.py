@@ -108,9 +108,11 @@ def read_for_fuels(reason: SeparationReason, given: object, fuels: set[str]) -> 
 
 
 def cap_for(d_code: int, rvo: dict[str, int]) -> int:
-    """§80.1429(b)(7)(i)-(v) and (b)(9)(i)-(v): the annual limit per D code from the RVOs."""
+    """§80.1429(b)(7)(i)-(v) and (b)(9)(i)-(v): the annual limit per D code from the RVOs. Where
+    the (iv) or (v) difference is negative (RVO_AB < RVO_CB + RVO_BBD) no RIN of that D code may be
+    separated, so the limit is 0 and no error reports a negative number of gallon-RINs."""
     cb, bbd, ab, rf = (rvo.get(c, 0) for c in ("CB", "BBD", "AB", "RF"))
-    return {3: cb, 4: bbd, 7: max(bbd, cb), 5: ab - cb - bbd, 6: rf - ab}[d_code]
+    return max(0, {3: cb, 4: bbd, 7: max(bbd, cb), 5: ab - cb - bbd, 6: rf - ab}[d_code])
 
 
 def check_separation(
