@@ -227,6 +227,19 @@ class LedgerVersusModel(RuleBasedStateMachine):
         return data.draw(st.integers(low, high) if low <= high and data.draw(st.integers(0, 5))
                          else quantities)
 
+    def rins_to_ask(self, data: st.DataObject, party: str, k: int) -> int:
+        """Mostly at most what `party` may move on the command's date; now and then up to all
+        it holds now (RINs acquired after that date: an over-spend when back-dated)."""
+        most = self.movable(party, k, self.day) if data.draw(st.integers(0, 2)) else None
+        return self.some_quantity(data, self.total(party, k) if most is None else most)
+
+    def fuel_to_ask(self, data: st.DataObject, party: str, least: int = 1) -> int:
+        """Mostly at most the gallons `party` may deliver on the command's date; now and then
+        up to its balance on that date (more than a later date leaves, when back-dated)."""
+        most = self.fuel_movable(party, self.day) if data.draw(st.integers(0, 2)) else None
+        return self.some_quantity(data, self.fuel_on(party, self.day) if most is None else most,
+                                  least)
+
     @rule(data=st.data())
     @precondition(lambda self: len(self.registered) < len(PARTIES))
     def register_next(self, data: st.DataObject) -> None:
@@ -265,9 +278,8 @@ class LedgerVersusModel(RuleBasedStateMachine):
         seller = self.some_party(data, holding_k=1)
         buyer = self.other_party(data, seller)
         on = self.on(days)
-        quantity = self.some_quantity(data, self.movable(seller, 1, self.day))
-        volume = self.some_quantity(data, self.fuel_movable(seller, self.day),
-                                    -(-quantity * 2 // 5))
+        quantity = self.rins_to_ask(data, seller, 1)
+        volume = self.fuel_to_ask(data, seller, -(-quantity * 2 // 5))
         command = {"type": "transfer", "date": on, "from": seller, "to": buyer,
                    "volume": str(volume), "rins": {"d_code": 6, "vintage": 2024, "k": 1,
                                                    "quantity": quantity}}
@@ -286,7 +298,7 @@ class LedgerVersusModel(RuleBasedStateMachine):
         seller = self.some_party(data, holding_k=2)
         buyer = "3001" if data.draw(st.booleans()) else self.other_party(data, seller)
         on = self.on(days)
-        quantity = self.some_quantity(data, self.movable(seller, 2, self.day))
+        quantity = self.rins_to_ask(data, seller, 2)
         command = {"type": "transfer", "date": on, "from": seller, "to": buyer,
                    "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": quantity}}
         ok = (seller in self.registered and buyer in self.registered and seller != buyer
@@ -301,7 +313,7 @@ class LedgerVersusModel(RuleBasedStateMachine):
         seller = self.some_party(data)
         buyer = self.other_party(data, seller)
         on = self.on(days)
-        volume = self.some_quantity(data, self.fuel_movable(seller, self.day))
+        volume = self.fuel_to_ask(data, seller)
         command = {"type": "transfer_fuel", "date": on, "from": seller, "to": buyer,
                    "volume": str(volume)}
         ok = (seller in self.registered and buyer in self.registered and seller != buyer
@@ -315,9 +327,8 @@ class LedgerVersusModel(RuleBasedStateMachine):
     def separate(self, data: st.DataObject, days: int) -> None:
         party = self.some_party(data, holding_k=1)
         on = self.on(days)
-        quantity = self.some_quantity(data, self.movable(party, 1, self.day))
-        volume = self.some_quantity(data, self.fuel_movable(party, self.day),
-                                    -(-quantity * 2 // 5))
+        quantity = self.rins_to_ask(data, party, 1)
+        volume = self.fuel_to_ask(data, party, -(-quantity * 2 // 5))
         command = {"type": "separate", "date": on, "party": party, "reason": "blending",
                    "volume": str(volume), "rins": {"d_code": 6, "vintage": 2024, "k": 1,
                                                    "quantity": quantity}}
@@ -334,7 +345,7 @@ class LedgerVersusModel(RuleBasedStateMachine):
     def retire(self, data: st.DataObject, days: int) -> None:
         party = "3001" if data.draw(st.integers(0, 3)) else self.some_party(data, holding_k=2)
         on = self.on(days)
-        quantity = self.some_quantity(data, self.movable(party, 2, self.day))
+        quantity = self.rins_to_ask(data, party, 2)
         command = {"type": "retire", "date": on, "party": party, "reason": "compliance",
                    "compliance_year": 2024, "rins": {"d_code": 6, "vintage": 2024, "k": 2,
                                                      "quantity": quantity}}
@@ -519,7 +530,7 @@ def test_model_refuses_what_a_ledger_moving_rins_before_it_held_them_accepts(
     unbroken_available, unbroken_remove = Holdings.available, Holdings.remove
     monkeypatch.setattr(Holdings, "available", any_date)
     monkeypatch.setattr(Holdings, "remove", remove_any_date)
-    with pytest.raises(AssertionError, match="'applied'"):
+    with pytest.raises(AssertionError):  # the same machine passes on the unbroken ledger
         run_state_machine_as_test(LedgerVersusModel, settings=BROKEN)
 
 
@@ -529,5 +540,5 @@ def test_model_refuses_what_a_ledger_ignoring_later_fuel_dates_accepts(
     """Break the rule on purpose: let a back-dated delivery take fuel a later delivery already
     took (the balance on its own date only). The model must refuse what this ledger applies."""
     monkeypatch.setattr(FuelBook, "available", FuelBook.balance)
-    with pytest.raises(AssertionError, match="'applied'"):
+    with pytest.raises(AssertionError):  # the same machine passes on the unbroken ledger
         run_state_machine_as_test(LedgerVersusModel, settings=BROKEN)
