@@ -25,10 +25,10 @@ def tally(section: str) -> Counter[str]:
 
 
 def summary() -> list[str]:
-    """One line per section that counted anything: its counts and their total."""
+    """One line per section that counted anything, with its counts."""
     profile = "long (RIN_LONG=1)" if LONG else "default"
     return [
-        f"{section} [{profile} profile]: total {sum(counts.values()):,}; "
+        f"{section} [{profile} profile]: "
         + ", ".join(f"{name} {n:,}" for name, n in sorted(counts.items()))
         for section, counts in TALLIES.items() if counts
     ]
