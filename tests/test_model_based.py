@@ -31,7 +31,7 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from long_profile import sized, tally
+from long_profile import LONG, sized, tally
 from sqlite_utils import Database
 
 from ledger.fuel_book import FuelBook
@@ -41,7 +41,8 @@ from ledger.party import Party
 from ledger.rin import parse_code
 from projections import Views, compliance, holdings, quarterly
 
-EXAMPLES, STEPS = sized(50, 50), sized(30, 300)
+EXAMPLES, STEPS = sized(50, 70), sized(30, 300)
+LEAST_STEPS = sized(500, 10_000)  # what a whole run of the state machine must reach
 SNAPSHOT_EVERY = 7
 COUNTS = tally("state machine commands")
 REFUSALS = tally("state machine refusals by rule")
@@ -504,6 +505,14 @@ LedgerVersusModel.TestCase.settings = settings(
     max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None
 )
 TestLedgerVersusModel = LedgerVersusModel.TestCase
+
+
+def test_the_state_machine_ran_its_steps() -> None:
+    """The run just made reached its profile's steps (10,000 under RIN_LONG=1): hypothesis
+    draws each example's length, so the count is checked, not assumed."""
+    if not RUN["examples"]:
+        pytest.skip("the state machine was not selected in this session")
+    assert RUN["steps (one command each)"] >= LEAST_STEPS, (dict(RUN), "long" if LONG else "")
 
 
 # ---- the model catches a ledger that breaks "no holding negative on any date" -------------
