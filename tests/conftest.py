@@ -42,3 +42,11 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     yield Store(tmp_path, POSTGRES_URL, {"POSTGRES_SCHEMA": schema})
     with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
         connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print what the counting tests ran (hostile inputs, state-machine steps; see long_profile)."""
+    from long_profile import summary
+
+    for line in summary():
+        terminalreporter.write_line(line)

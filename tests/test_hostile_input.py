@@ -12,14 +12,18 @@ from __future__ import annotations
 import copy
 import json
 import math
+import random
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from long_profile import sized, tally
 from markets import three_party_market
 from typer.testing import CliRunner
 
@@ -28,6 +32,7 @@ from ledger.commands import parse_command
 from ledger.errors import LedgerError, RuleViolation
 from ledger.ledger import Ledger
 from ledger.rin import parse_code
+from projections import Views
 
 CASES: Counter[str] = Counter()
 EXAMPLES = 300
@@ -328,3 +333,203 @@ def test_cli_unreadable_file_exits_2_and_applies_nothing(tmp_path: Path, unreada
     assert result.exit_code == 2, result.output
     assert unreadable in result.stderr
     assert store_size(tmp_path / "data") == 0
+
+
+# ---- the hostile stream: one seeded ledger, line after line (RIN_LONG=1: 100,000 lines) ----
+
+STREAM, VERIFY_EVERY = sized(500, 100_000), sized(250, 5_000)
+STREAMED = tally("hostile stream lines by category and outcome")
+STREAM_RUN = tally("hostile stream run")
+FIRST_GENERATION = "2024-01-31"  # the world's only batch; nothing is held before it
+UNKNOWN_PARTIES = [f"{n}" for n in range(8000, 8100)]  # well formed, never registered
+OUT_OF_RANGE: dict[str, list[Any]] = {  # numbers of the right type, outside what is possible
+    "volume": [0, -1, "-0.5", HUGE], "rins.quantity": [0, -1, -HUGE, HUGE],
+    "rins.vintage": [0, -2024, 2007, 2100, HUGE], "rins.d_code": [0, 1, 2, 8, -6, 66, HUGE],
+    "rins.k": [0, 3, -1, HUGE], "year": [0, -1, 2007, 2100, HUGE],
+    "compliance_year": [0, -1, 2007, 2100, HUGE],
+}
+Line = tuple[str, Any, str]  # (category, the line, expected: rejected|applied|duplicate|any)
+
+
+class HostileStream:
+    """Seeded hostile lines against one ledger, each with the outcome it must have.
+
+    `any` marks lines a stricter parser will refuse (trust contract: duplicated keys, coerced
+    types, unbounded temperatures): whatever they do, a refusal must store nothing.
+    """
+
+    def __init__(self, ledger: Ledger, seed: int) -> None:
+        self.ledger, self.rng = ledger, random.Random(seed)
+        self.grid = grid()
+        self.applied: dict[str, dict[str, Any]] = {}  # id → the command applied with it
+        self.makers = [
+            self.hostile_field, self.hostile_field, self.random_value, self.malformed_json,
+            self.duplicated_key, self.wrong_type, self.out_of_range, self.unknown_party,
+            self.unknown_code, self.over_spend, self.before_holdings, self.idempotency,
+        ]
+
+    def next(self) -> Line:
+        return self.rng.choice(self.makers)()
+
+    def base(self, *paths: str) -> tuple[str, dict[str, Any]]:
+        """A valid command of a random type, among those with one of `paths` if given."""
+        kind = self.rng.choice([k for k in sorted(BASE) if not paths
+                                or any(p.split(".")[0] in BASE[k] for p in paths)])
+        return kind, copy.deepcopy(BASE[kind])
+
+    def hostile_field(self) -> Line:
+        kind, path, value = self.rng.choice(self.grid)
+        return "one hostile field", mutated(BASE[kind], path, value), "rejected"
+
+    def json_value(self, depth: int = 0) -> Any:
+        """A random JSON value: a scalar of any type, or (not too deep) a list or an object."""
+        makers: list[Callable[[], Any]] = [
+            lambda: None, lambda: self.rng.random() < 0.5,
+            lambda: self.rng.randint(-10**20, 10**20), lambda: self.rng.uniform(-1e9, 1e9),
+            lambda: "".join(self.rng.choices("0123456789-.eE x٢", k=6)),
+            lambda: self.rng.choice(["", "NaN", "1e999", "2024-02-10", "１０", "true"]),
+            lambda: str(self.rng.randint(-10**6, 10**6)),
+        ]
+        if depth < 2:
+            makers += [
+                lambda: [self.json_value(depth + 1) for _ in range(self.rng.randrange(3))],
+                lambda: {str(i): self.json_value(depth + 1) for i in range(self.rng.randrange(3))},
+            ]
+        return self.rng.choice(makers)()
+
+    def random_value(self) -> Line:
+        _, base = self.base()
+        fields = sorted(base) + [f"rins.{k}" for k in base.get("rins", {})] + ["unexpected"]
+        return "random value, random field", mutated(
+            base, self.rng.choice(fields), self.json_value()), "any"
+
+    def malformed_json(self) -> Line:
+        _, base = self.base()
+        text = json.dumps(base).encode()
+        choice = self.rng.randrange(6)
+        if choice == 0:
+            raw = text[: self.rng.randrange(len(text))]
+        elif choice == 1:
+            raw = self.rng.randbytes(self.rng.randrange(1, 200))
+        elif choice == 2:  # a bare NaN, Infinity or overflowing number for a value
+            raw = text.replace(b'"2024-', b"NaN, \"x\": \"2024-", 1) if b"2024-" in text else b"["
+            raw = raw.replace(b"NaN", self.rng.choice([b"NaN", b"Infinity", b"-Infinity"]))
+        elif choice == 3:
+            raw = b"[" * self.rng.randrange(1, 50_000)
+        elif choice == 4:
+            raw = self.rng.choice([b"null", b"[]", b'"text"', b"42", b"true", b" ", b"{}"])
+        else:
+            raw = text[:-1] + b"," + b"}"
+        return "malformed JSON", raw, "rejected"
+
+    def duplicated_key(self) -> Line:
+        kind, base = self.base()
+        other = self.rng.choice([k for k in sorted(BASE) if k != kind])
+        raw = json.dumps(base).encode()[:-1] + b', "type": ' + json.dumps(other).encode() + b"}"
+        return "duplicated key", raw, "any"
+
+    def wrong_type(self) -> Line:
+        typed = ("volume", "rins.quantity", "rins.d_code", "rins.k", "year", "party", "from",
+                 "sizes", "d_code")
+        _, base = self.base(*typed)
+        path = self.rng.choice([p for p in typed if p.split(".")[0] in base])
+        leaf = base[path.split(".")[0]] if "." not in path else base["rins"].get(path[5:])
+        value = self.rng.choice([str(leaf), [leaf], {"value": leaf}, True, None, 1.5])
+        return "wrong type", mutated(base, path, value), "any"
+
+    def out_of_range(self) -> Line:
+        if self.rng.random() < 0.2:  # no bound on temperature_f yet on this release
+            command = {**BASE["generate"], "batch": "00003", "measured_volume": "1000",
+                       "temperature_f": str(self.rng.choice([-999_999, 10**6, -460]))}
+            del command["volume"]
+            return "out-of-range temperature", command, "any"
+        _, base = self.base(*OUT_OF_RANGE)
+        path = self.rng.choice([p for p in OUT_OF_RANGE if p.split(".")[0] in base])
+        value = self.rng.choice(OUT_OF_RANGE[path])
+        return "out-of-range value", mutated(base, path, value), "rejected"
+
+    def unknown_party(self) -> Line:
+        kind, base = self.base()
+        fields = [f for f in ("party", "from", "to") if f in base and kind != "register_party"]
+        if not fields:
+            kind, base = "transfer", copy.deepcopy(BASE["transfer"])
+            fields = ["from", "to"]
+        return "unknown party", mutated(base, self.rng.choice(fields),
+                                        self.rng.choice(UNKNOWN_PARTIES)), "rejected"
+
+    def unknown_code(self) -> Line:
+        company = self.rng.choice(UNKNOWN_PARTIES)
+        start = self.rng.randint(1, 1_000)
+        code = f"2{2024}{company}20001000011060{start:07d}{start + 99:08d}"
+        kind = self.rng.choice(["split", "transfer", "retire", "invalidate"])
+        if kind == "split":
+            command = {**BASE["split"], "rin": code, "sizes": [50, 50]}
+        elif kind == "invalidate":
+            command = {"type": "invalidate", "date": "2024-02-10", "rin": code,
+                       "reason": "improperly_generated"}
+        else:
+            command = {**BASE[kind], "rins": {"code": code}}
+        return "unknown RIN code", command, "rejected"
+
+    def over_spend(self) -> Line:
+        held = {(row["party"], row["k"]): row["gallon_rins"] for party in ("2001", "3001")
+                for row in self.ledger.holdings(party)}
+        more = self.rng.choice([1, 2, 1_000, 10**8])
+        kind = self.rng.choice(["transfer", "separate", "retire", "transfer_fuel"])
+        command = copy.deepcopy(BASE[kind])
+        if kind == "transfer_fuel":
+            owned = self.ledger.party("1001").fuel.available(date(2024, 2, 10))
+            command["volume"] = str(owned + more)
+            return "over-spend", command, "rejected"
+        party = command.get("party", command.get("from"))
+        command["rins"]["quantity"] = held.get((party, command["rins"]["k"]), 0) + more
+        command["volume"] = str(10**9) if "volume" in command else None
+        return "over-spend", {k: v for k, v in command.items() if v is not None}, "rejected"
+
+    def before_holdings(self) -> Line:
+        kind = self.rng.choice(["transfer", "separate", "retire", "split", "transfer_fuel"])
+        day = date(2024, 1, 1) + timedelta(days=self.rng.randrange(30))  # before 31 January
+        command = {**BASE[kind], "date": day.isoformat()}
+        if "rins" in command:
+            command["rins"] = {**command["rins"], "quantity": self.rng.randint(1, 100)}
+        if kind == "transfer_fuel":
+            command["volume"] = "1"
+        return "move before holdings existed", command, "rejected"
+
+    def idempotency(self) -> Line:
+        if not self.applied or self.rng.random() < 0.3:
+            line_id = f"obligation-{len(self.applied) + 1}"
+            command = {**BASE["report_obligation"], "id": line_id,
+                       "gasoline_volume": str(self.rng.randint(1, 10**7))}
+            self.applied[line_id] = command
+            return "a new id", command, "applied"
+        line_id = self.rng.choice(sorted(self.applied))
+        if self.rng.random() < 0.5:
+            return "the same id again", self.applied[line_id], "duplicate"
+        other = {**self.applied[line_id], "diesel_volume": str(self.rng.randint(1, 10**6))}
+        return "an id reused for another command", other, "rejected"
+
+
+def test_hostile_stream_stores_nothing_for_what_it_refuses(tmp_path: Path) -> None:
+    """Line after line of hostile input against one ledger: each refused line stores nothing
+    (the notification position is unchanged), the lines that must be refused are, a new id
+    stores and a repeated one does not; every `VERIFY_EVERY` lines the invariants hold."""
+    started = time.perf_counter()
+    with seeded(tmp_path / "stream") as ledger:
+        views, stream = Views(ledger), HostileStream(ledger, seed=9)
+        for number in range(1, STREAM + 1):
+            category, line, expected = stream.next()
+            before = stored(ledger)
+            result = ledger.apply(line, line=number)
+            where = (number, category, line if not isinstance(line, bytes) else line[:200])
+            assert expected in ("any", result.status), (where, result)
+            after = stored(ledger)
+            assert (after > before) is (result.status == "applied"), (where, result)
+            if result.status == "rejected":
+                assert result.error and len(result.error) <= MAX_MESSAGE, (where, result)
+            STREAMED[f"{category}: {result.status}"] += 1
+            if number % VERIFY_EVERY == 0 or number == STREAM:
+                assert views.verify() == [], number
+                STREAM_RUN["verify runs, all invariants held"] += 1
+            STREAM_RUN["lines"] += 1
+    STREAM_RUN["seconds"] += round(time.perf_counter() - started)
