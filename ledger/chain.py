@@ -6,7 +6,8 @@ its aggregate id, version, topic and state (without the chain). Changing, deleti
 or inserting a stored row breaks a link that `verify_chain` recomputes and names. The head
 folds every notification, in id order, into one running hash; an auditor who exported the
 head at notification N can later prove that nothing up to N changed (`chain_head(app, N)`).
-Snapshots are derived state, stored through the same mapper but never chained.
+Snapshots are derived state, stored through the same mapper and never chained, but sealed to
+the chain of the event at their version (ledger/snapshot_seal.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic
 
 CHAIN_KEY = "chain"
+SEAL_KEY = "seal"  # a snapshot's binding to the chain (ledger/snapshot_seal.py)
 GENESIS = ""
 CACHE_SIZE = 20_000  # aggregates whose latest chain is remembered (one entry each)
 PAGE = 1_000
@@ -109,6 +111,7 @@ class ChainMapper(Mapper[UUID]):
             )
         event = super().to_domain_event(stored_event)
         vars(event).pop(CHAIN_KEY, None)
+        vars(event).pop(SEAL_KEY, None)
         return event
 
     def forget(self, events: Sequence[DomainEventProtocol[UUID]]) -> None:
@@ -117,16 +120,26 @@ class ChainMapper(Mapper[UUID]):
             self._chains.pop(str(event.originator_id), None)
 
     def _previous(self, originator_id: UUID | str, version: int) -> str:
-        if version <= 1:
+        return self.chain_at(originator_id, version - 1)
+
+    def chain_at(self, originator_id: UUID | str, version: int) -> str:
+        """The chain of the aggregate's stored event at `version` (of its last one before, if
+        that one is missing): remembered, else read from the store."""
+        if version <= 0:
             return GENESIS
         remembered = self._chains.get(str(originator_id))
-        if remembered is not None and remembered[0] == version - 1:
+        if remembered is not None and remembered[0] == version:
             self._chains.move_to_end(str(originator_id))
             return remembered[1]
         last = self._recorder().select_events(
-            originator_id, lte=version - 1, desc=True, limit=1
+            originator_id, lte=version, desc=True, limit=1  # type: ignore[arg-type]
         )
-        return str(json.loads(last[0].state).get(CHAIN_KEY, GENESIS)) if last else GENESIS
+        if not last:
+            return GENESIS
+        try:
+            return str(orjson.loads(last[0].state).get(CHAIN_KEY, GENESIS))
+        except (ValueError, AttributeError):
+            return GENESIS
 
     def _remember(self, originator_id: str, version: int, chain: str) -> None:
         self._chains[originator_id] = (version, chain)
@@ -148,12 +161,26 @@ def notifications(app: Application, upto: int | None = None) -> Iterator[Notific
         start = page[-1].id
 
 
+def reject_constant(name: str) -> None:
+    """`NaN`, `Infinity`: no state the ledger writes holds one (JSON has none)."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_state(state: bytes | str) -> Any:
+    """A stored state as JSON, refusing NaN and Infinity (the stdlib would take them, and
+    orjson would then render them as null, so an edit to NaN would hash like null)."""
+    return json.loads(state, parse_constant=reject_constant)
+
+
 def fold(head: str, notification: Notification) -> str:
-    """One step of the ledger-wide chain: the head after `notification`."""
+    """One step of the ledger-wide chain: the head after `notification`. A state that is not
+    JSON, or holds a value canonical JSON cannot render (an integer beyond 64 bits, nesting
+    too deep), folds in as its raw bytes."""
     try:
-        body = canonical(json.loads(notification.state))
-    except ValueError:
-        body = bytes(notification.state)
+        body = canonical(parse_state(notification.state))
+    except (ValueError, TypeError, RecursionError):
+        body = notification.state.encode() if isinstance(notification.state, str) else bytes(
+            notification.state)
     header = canonical([notification.id, str(notification.originator_id),
                         notification.originator_version, notification.topic])
     return hashlib.sha256(head.encode() + header + body).hexdigest()
