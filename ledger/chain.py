@@ -209,8 +209,10 @@ def verify_chain(app: Application, head: dict[str, Any] | None = None) -> list[s
             running = fold(running, note)
         oid = str(note.originator_id)
         try:
-            state = json.loads(note.state)
-        except ValueError:
+            state = parse_state(note.state)
+            if not isinstance(state, dict):
+                raise ValueError("not an object")
+        except (ValueError, RecursionError):
             problems.append(f"{where(names, oid, note)}: stored state is not JSON")
             continue
         names.setdefault(oid, aggregate_name(oid, state) if note.originator_version == 1
@@ -241,7 +243,11 @@ def check_link(previous: tuple[int, str] | None, note: Notification,
     stored = state.get(CHAIN_KEY)
     if stored is None:
         return "no chain: inserted or rewritten"
-    if stored != link(prev_chain, note.originator_id, version, note.topic, state):
+    try:
+        recomputed = link(prev_chain, note.originator_id, version, note.topic, state)
+    except TypeError:  # e.g. an integer beyond 64 bits: the ledger never writes one
+        return "stored state holds a value the ledger never writes (an integer beyond 64 bits?)"
+    if stored != recomputed:
         return "chain mismatch: stored bytes changed, reordered or inserted"
     return None
 

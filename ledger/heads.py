@@ -21,7 +21,7 @@ from uuid import UUID
 from eventsourcing.persistence import Notification, StoredEvent
 
 from ledger.chain import GENESIS, fold
-from ledger.signing import KeyRequired, Signer
+from ledger.signing import KeyRequired, Signer, StoreRefused
 
 TABLE = "rin_heads"
 CREATE_SQLITE = (
@@ -49,6 +49,18 @@ class Head:
         if self.signature is not None:
             out.update(key=self.key, signature=self.signature)
         return out
+
+
+class StoreTruncated(StoreRefused):
+    """New events got notification ids at or below the last head: the store lost its tail."""
+
+    exit_code = 3
+
+    def __init__(self, head: int, first: int) -> None:
+        super().__init__(
+            f"the store's last head is at notification {head:,} but new events got ids from "
+            f"{first:,}: events after it were deleted; nothing written (run `rin verify`)"
+        )
 
 
 #: runs one SQL statement with parameters and returns every row as a tuple
@@ -80,6 +92,8 @@ class HeadWriter:
         signer = self.signer
         if key is not None and (signer is None or signer.fingerprint != key):
             raise KeyRequired(str(key), signer.fingerprint if signer else None)
+        if ids[0] <= after:
+            raise StoreTruncated(after, ids[0])
         for missed in gap(after, ids[0]):
             head = fold(head, missed)
         for notification_id, event in zip(ids, stored, strict=True):

@@ -25,8 +25,15 @@ HEAD_DOMAIN = "rin-ledger head v1"
 SEAL_INFO = b"rin-ledger snapshot seal v1"
 
 
-class KeyProblem(Exception):
-    """A key file that cannot be read, or a store that needs a key other than the one given."""
+class StoreRefused(Exception):
+    """The ledger refuses to use a store or key; `exit_code` is the command line's."""
+
+    exit_code = 2
+
+
+class KeyProblem(StoreRefused):
+    """A key file that cannot be read, or a store that needs a key other than the one given
+    (exit 2: a bad argument)."""
 
 
 class KeyRequired(KeyProblem):
