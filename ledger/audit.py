@@ -89,7 +89,8 @@ class Audit:
         self.head: Head | None = next(self.heads, None)
         self.first_head = self.head.notification_id if self.head else None
         self.last_head: Head | None = None
-        self.signed_from: int | None = None
+        self.signed_from: int | None = None  # the first and last heads with a valid signature
+        self.signed_upto: int | None = None
         #: heads kept elsewhere: notification id → (label, head)
         self.kept: dict[int, list[tuple[str, dict[str, Any]]]] = {}
         self.sqlite = "SQLITE_DBNAME" in app.env
@@ -208,8 +209,10 @@ class Audit:
         if not signature_holds(self.public_key, head.to_dict()):
             self.problems.append(f"{where_}: signature does not hold under "
                                  f"{fingerprint(self.public_key)}: forged or edited")
-        elif self.signed_from is None:
-            self.signed_from = head.notification_id
+        else:
+            self.signed_upto = head.notification_id
+            if self.signed_from is None:
+                self.signed_from = head.notification_id
 
     def next_head(self) -> None:
         self.head = next(self.heads, None)
@@ -232,14 +235,14 @@ class Audit:
                 f"notifications {covered + 1:,}-{self.last_id:,} are covered by no head row: "
                 "stored outside the ledger")
         if self.public_key is not None:
-            if self.last_head is None or self.last_head.signature is None:
+            if self.signed_upto is None:
                 self.problems.append(
                     f"no head signed by {fingerprint(self.public_key)} covers the store: "
                     "nothing it holds is proven")
-            elif covered < self.last_id:
+            elif self.signed_upto < self.last_id:
                 self.problems.append(
-                    f"notifications {covered + 1:,}-{self.last_id:,} are covered by no signed "
-                    "head: added without the key")
+                    f"notifications {self.signed_upto + 1:,}-{self.last_id:,} are covered by no "
+                    "signed head: added without the key")
 
 
 def audit(app: Application, public_key: Ed25519PublicKey | None = None,
