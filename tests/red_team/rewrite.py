@@ -15,9 +15,9 @@ from ledger.chain import CHAIN_KEY, GENESIS, fold, link
 from red_team.attacker import files
 
 
-def rewrite_history(data: Path, change: Callable[[bytes], bytes | None]) -> int:
-    """Apply `change` to the first stored state it changes; recompute everything after.
-    Returns the notification id of the edited event."""
+def rewrite_history(data: Path, change: Callable[[bytes], bytes | None] | None = None) -> int:
+    """Apply `change` to the first stored state it changes (if any); recompute everything
+    after. Returns the notification id of the edited event (0 if none)."""
     edited = 0
     with files(data) as db:
         rows = db.execute("SELECT rowid, originator_id, originator_version, topic, state "
@@ -27,7 +27,7 @@ def rewrite_history(data: Path, change: Callable[[bytes], bytes | None]) -> int:
         head = GENESIS
         for rowid, oid, version, topic, raw in rows:
             state = bytes(raw)
-            if not edited and (new := change(state)) is not None:
+            if change and not edited and (new := change(state)) is not None:
                 state, edited = new, rowid
             parsed = json.loads(state)
             parsed[CHAIN_KEY] = link(chains.get(oid, GENESIS), UUID(oid), version, topic, parsed)
@@ -47,5 +47,5 @@ def rewrite_history(data: Path, change: Callable[[bytes], bytes | None]) -> int:
     if kept.exists():
         kept.write_bytes(orjson.dumps({**orjson.loads(kept.read_bytes()), "hash": head,
                                        "notification_id": last}))
-    assert edited, "nothing matched"
+    assert edited or change is None, "nothing matched"
     return edited
