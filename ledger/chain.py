@@ -132,7 +132,7 @@ class ChainMapper(Mapper[UUID]):
             self._chains.move_to_end(str(originator_id))
             return remembered[1]
         last = self._recorder().select_events(
-            originator_id, lte=version, desc=True, limit=1  # type: ignore[arg-type]
+            originator_id, lte=version, desc=True, limit=1
         )
         if not last:
             return GENESIS

@@ -250,7 +250,7 @@ def load_simulator() -> Any:
     return module
 
 
-import ledger.cli_reports  # noqa: F401,E402
+import ledger.cli_reports  # noqa: E402
 import ledger.cli_trust  # noqa: F401,E402
 
 

@@ -8,7 +8,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
-from pathlib import Path
 from typing import Annotated
 
 import typer

@@ -27,7 +27,8 @@ UNREADABLE = (PersistenceError, sqlite3.DatabaseError, OSError)
 def keygen(path: Annotated[Path, typer.Argument(help="private key file to write (0600)")]
            ) -> None:
     """Write an Ed25519 key pair: FILE (private, mode 0600) and FILE.pub (public)."""
-    from ledger.signing import fingerprint, keygen as write_pair, load_private
+    from ledger.signing import fingerprint, load_private
+    from ledger.signing import keygen as write_pair
 
     try:
         private, public = write_pair(path)

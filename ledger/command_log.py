@@ -73,9 +73,10 @@ class CommandRecord(Aggregate):
         )
 
 
-def event_name(originator_id: UUID, version: int) -> str:
+def event_name(originator_id: UUID | str, version: int) -> str:
     """How a command record names one stored event."""
-    return f"{originator_id.hex}:{version}"
+    hex_id = originator_id.hex if isinstance(originator_id, UUID) else UUID(originator_id).hex
+    return f"{hex_id}:{version}"
 
 
 def ids_are_ordered(app: Application) -> bool:

@@ -14,6 +14,7 @@ import os
 import threading
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -25,7 +26,7 @@ HEAD_FILE = "head.json"
 KeySource = str | os.PathLike[str] | Ed25519PrivateKey | Signer | None
 
 
-def use_key(app: Application, key: KeySource) -> Signer | None:
+def use_key(app: Application[UUID], key: KeySource) -> Signer | None:
     """Sign the store's heads and MAC its snapshot seals with `key` (None: neither)."""
     signer = Signer.of(key)
     heads = getattr(app.recorder, "heads", None)
@@ -35,13 +36,13 @@ def use_key(app: Application, key: KeySource) -> Signer | None:
     return signer
 
 
-def head_path(app: Application) -> Path | None:
+def head_path(app: Application[UUID]) -> Path | None:
     """`head.json` beside a SQLite store's file; None for PostgreSQL (no data folder)."""
     events = app.env.get("SQLITE_DBNAME")
     return Path(events).parent / HEAD_FILE if events else None
 
 
-def keep_head(app: Application) -> None:
+def keep_head(app: Application[UUID]) -> None:
     """Write the head this thread's last commit stored to `head.json`, if there is one."""
     heads = getattr(app.recorder, "heads", None)
     path = head_path(app)
@@ -52,7 +53,7 @@ def keep_head(app: Application) -> None:
     os.replace(temporary, path)
 
 
-def read_head_file(app: Application) -> dict[str, Any] | str | None:
+def read_head_file(app: Application[UUID]) -> dict[str, Any] | str | None:
     """The head kept in `head.json`, None if there is none, or why it cannot be read."""
     path = head_path(app)
     if path is None or not path.exists():

@@ -25,6 +25,7 @@ from eventsourcing.persistence import EventStore, StoredEvent
 from ledger.chain import SEAL_KEY, ChainMapper, canonical
 from ledger.signing import Signer
 
+
 def body_digest(state: dict[str, Any]) -> str:
     """SHA-256 of a snapshot's stored state without its seal, as canonical JSON."""
     return hashlib.sha256(canonical({k: v for k, v in state.items() if k != SEAL_KEY})).hexdigest()

@@ -14,9 +14,9 @@ from pathlib import Path
 import orjson
 
 from ledger.command_log import CommandRecord
+from ledger.commands import parse_command
 from ledger.ledger import Ledger
 from ledger.service import digest
-from ledger.commands import parse_command
 from red_team.attacker import MARKET, build, files, make_key, verify
 from red_team.rewrite import rewrite_history
 

@@ -86,9 +86,9 @@ def test_without_the_public_key_the_same_forgery_verifies(signed: tuple[Path, Pa
 
 def test_an_edit_with_every_head_recomputed_breaks_the_signatures(
         signed: tuple[Path, Path], tmp_path: Path) -> None:
-    """The attacker renames the producer (no snapshot holds its name) in its registration, recomputes every per-aggregate
-    link after it, every head row and head.json (the old signatures stay): without the key
-    nothing but the signatures gives it away."""
+    """The attacker renames the producer (no snapshot holds its name) in its registration,
+    recomputes every per-aggregate link after it, every head row and head.json (the old
+    signatures stay): without the key nothing but the signatures gives it away."""
     data, key = signed
     rewrite_history(data, rename_producer)
     assert verify(data).exit_code == 0  # the limit without a key
@@ -131,7 +131,7 @@ def test_head_is_signed_and_against_proves_the_past(signed: tuple[Path, Path],
 
 def test_a_signed_store_refuses_writes_without_its_key(signed: tuple[Path, Path],
                                                        tmp_path: Path) -> None:
-    data, key = signed
+    data, _ = signed
     with Ledger(data) as ledger, pytest.raises(KeyRequired) as refused:
         ledger.apply(THEFT)
     other, _ = keygen(tmp_path / "other.key")
