@@ -59,9 +59,10 @@ def query(app: Application[UUID], sql: str, params: tuple[Any, ...] = ()) -> lis
 def stored_heads(app: Application[UUID]) -> Iterator[Head]:
     """Every head row in notification id order, page by page (none if the table is missing)."""
     after = -1
+    table = getattr(getattr(app.recorder, "heads", None), "table", HEADS_TABLE)
     while True:
         try:
-            rows = query(app, f"SELECT notification_id, hash, key, signature FROM {HEADS_TABLE} "
+            rows = query(app, f"SELECT notification_id, hash, key, signature FROM {table} "
                               "WHERE notification_id > ? ORDER BY notification_id LIMIT ?",
                          (after, PAGE))
         except Exception:
@@ -259,8 +260,10 @@ def check_snapshots(app: Application[UUID]) -> list[str]:
     if store is None:
         return []
     table = store.recorder.events_table_name  # type: ignore[attr-defined]
+    schema = getattr(app.recorder.datastore, "schema", None)  # type: ignore[attr-defined]
+    qualified = f'"{schema}"."{table}"' if schema and "SQLITE_DBNAME" not in app.env else table
     problems: list[str] = []
-    for (oid_value,) in query(app, f"SELECT DISTINCT originator_id FROM {table}"):
+    for (oid_value,) in query(app, f"SELECT DISTINCT originator_id FROM {qualified}"):
         oid = oid_value if isinstance(oid_value, UUID) else UUID(str(oid_value))
         problems.extend(check_aggregate_snapshots(app, oid, table))
     return problems

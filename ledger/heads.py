@@ -24,15 +24,12 @@ from ledger.chain import GENESIS, fold
 from ledger.signing import KeyRequired, Signer, StoreRefused
 
 TABLE = "rin_heads"
-CREATE_SQLITE = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} (notification_id INTEGER PRIMARY KEY, "
-    "hash TEXT NOT NULL, key TEXT, signature TEXT)"
-)
-CREATE_POSTGRES = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} (notification_id BIGINT PRIMARY KEY, "
-    "hash TEXT NOT NULL, key TEXT, signature TEXT)"
-)
-LAST = f"SELECT notification_id, hash, key FROM {TABLE} ORDER BY notification_id DESC LIMIT 1"
+COLUMNS = "(notification_id {id} PRIMARY KEY, hash TEXT NOT NULL, key TEXT, signature TEXT)"
+CREATE_SQLITE = f"CREATE TABLE IF NOT EXISTS {TABLE} {COLUMNS.format(id='INTEGER')}"
+
+
+def create_postgres(table: str) -> str:
+    return f"CREATE TABLE IF NOT EXISTS {table} {COLUMNS.format(id='BIGINT')}"
 
 
 @dataclass(frozen=True)
@@ -70,8 +67,9 @@ Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 class HeadWriter:
     """Writes the head row of a transaction; remembers, per thread, the last one written."""
 
-    def __init__(self, marker: str = "?") -> None:
+    def __init__(self, table: str = TABLE, marker: str = "?") -> None:
         self.signer: Signer | None = None
+        self.table = table  # qualified by the schema on PostgreSQL
         self._marker = marker  # the driver's parameter marker: ? (sqlite3) or %s (psycopg)
         self._last = threading.local()
 
@@ -86,7 +84,8 @@ class HeadWriter:
 
         `gap(after, before)` returns notifications stored between the last head and this
         transaction's first (a store begun by release 1, which wrote no heads)."""
-        rows = query(LAST, ())
+        rows = query(f"SELECT notification_id, hash, key FROM {self.table} "
+                     "ORDER BY notification_id DESC LIMIT 1", ())
         after, head, key = (int(rows[0][0]), str(rows[0][1]), rows[0][2]) if rows else (
             0, GENESIS, None)
         signer = self.signer
@@ -106,7 +105,7 @@ class HeadWriter:
         new = Head(last, head, signer.fingerprint, signer.sign(last, head)) if signer else Head(
             last, head)
         m = self._marker
-        query(f"INSERT INTO {TABLE} (notification_id, hash, key, signature) "
+        query(f"INSERT INTO {self.table} (notification_id, hash, key, signature) "
               f"VALUES ({m}, {m}, {m}, {m})", (new.notification_id, new.hash, new.key,
                                               new.signature))
         self._last.head = new

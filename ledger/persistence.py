@@ -92,6 +92,7 @@ def store_env(
             "POSTGRES_PORT": str(url.port or 5432),
             "POSTGRES_USER": unquote(url.username or "postgres"),
             "POSTGRES_PASSWORD": unquote(url.password or ""),
+            "APPLICATION_RECORDER_TOPIC": "ledger.pg_recorder:HeadedPostgresApplicationRecorder",
             "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
         }
     folder = Path(data or os.environ.get("RIN_DATA") or DEFAULT_DATA)
