@@ -49,8 +49,13 @@ def keep_head(app: Application[UUID]) -> None:
     if heads is None or heads.last is None or path is None:
         return
     temporary = path.with_name(f".{HEAD_FILE}.{os.getpid()}.{threading.get_ident()}")
-    temporary.write_bytes(orjson.dumps(heads.last.to_dict()))
-    os.replace(temporary, path)
+    try:
+        temporary.write_bytes(orjson.dumps(heads.last.to_dict()))
+        os.replace(temporary, path)
+    except OSError:
+        # The transaction is committed: its results must still be reported. A head.json that
+        # cannot be written stays at an older head, which verify still checks.
+        temporary.unlink(missing_ok=True)
 
 
 def read_head_file(app: Application[UUID]) -> dict[str, Any] | str | None:

@@ -24,6 +24,7 @@ from ledger.invalidation_index import InvalidationIndex
 from ledger.party import Party
 from ledger.persistence import store_env
 from ledger.service import UnitOfWork, handle
+from ledger.signing import StoreRefused
 
 RETRIES = 30
 CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
@@ -172,6 +173,9 @@ class Ledger:
                 self.retries += 1
                 pause(attempt)
                 continue  # another writer got there first: reload, re-check, retry
+            except StoreRefused:  # signed by another key, or truncated: nothing was stored
+                self._forget(uow)
+                raise
             self._saved(uow, recordings, position)
             return Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
         raise RuntimeError(f"line {line}: gave up after {RETRIES} concurrent conflicts")
@@ -222,6 +226,9 @@ class Ledger:
             self._forget(uow)
             self.retries += 1
             return [self.apply(command, number) for number, command in batch]
+        except StoreRefused:
+            self._forget(uow)
+            raise
         self._saved(uow, recordings, position)
         return results
 
