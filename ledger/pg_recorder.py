@@ -43,7 +43,7 @@ class HeadedPostgresApplicationRecorder(PostgresApplicationRecorder):
     @staticmethod
     def _query(curs: Cursor[DictRow]) -> Any:
         def query(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-            curs.execute(sql, params)  # type: ignore[arg-type]
+            curs.execute(sql, params)
             if not sql.startswith("SELECT"):
                 return []
             return [tuple(row.values()) for row in curs.fetchall()]
@@ -53,7 +53,7 @@ class HeadedPostgresApplicationRecorder(PostgresApplicationRecorder):
         table = f'"{self.datastore.schema}"."{self.events_table_name}"'
 
         def between(after: int, before: int) -> list[Notification]:
-            curs.execute(f"SELECT notification_id, originator_id, originator_version, topic, "  # type: ignore[arg-type]
+            curs.execute(f"SELECT notification_id, originator_id, originator_version, topic, "
                          f"state FROM {table} WHERE notification_id > %s AND "
                          "notification_id < %s ORDER BY notification_id", (after, before))
             return [notification(tuple(row.values())) for row in curs.fetchall()]
