@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+import orjson
 from eventsourcing.persistence import Notification, StoredEvent
 
 from ledger.chain import GENESIS, fold
@@ -100,7 +101,7 @@ class HeadWriter:
                 id=notification_id, originator_id=event.originator_id,
                 originator_version=event.originator_version, topic=event.topic,
                 state=event.state,
-            ))
+            ), orjson.loads)  # written by the ledger's mapper a moment ago
         last = ids[-1]
         new = Head(last, head, signer.fingerprint, signer.sign(last, head)) if signer else Head(
             last, head)

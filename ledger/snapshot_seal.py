@@ -2,7 +2,7 @@
 
 A snapshot is a cache of an aggregate's state at a version. When stored it gets a `seal`: the
 chain of its aggregate's event at that version (ledger/chain.py), the SHA-256 of its own
-canonical state, and, with a key configured, an HMAC-SHA256 of both under a key derived from
+stored bytes, and, with a key configured, an HMAC-SHA256 of both under a key derived from
 the signing key (ledger/signing.py). On load, a snapshot whose seal is missing or does not hold
 (state edited, event chain changed, MAC wrong or absent while a key is configured) is ignored:
 the aggregate is replayed from its events instead. Without a key the seal is a digest anyone
@@ -22,13 +22,15 @@ import orjson
 from eventsourcing.domain import CanSnapshotAggregate, DomainEventProtocol
 from eventsourcing.persistence import EventStore, StoredEvent
 
-from ledger.chain import SEAL_KEY, ChainMapper, canonical
+from ledger.chain import SEAL_KEY, ChainMapper
 from ledger.signing import Signer
 
+MARK = b',"' + SEAL_KEY.encode() + b'":'
 
-def body_digest(state: dict[str, Any]) -> str:
-    """SHA-256 of a snapshot's stored state without its seal, as canonical JSON."""
-    return hashlib.sha256(canonical({k: v for k, v in state.items() if k != SEAL_KEY})).hexdigest()
+
+def body_digest(body: bytes) -> str:
+    """SHA-256 of a snapshot's stored bytes without its seal (any byte changed changes it)."""
+    return hashlib.sha256(body).hexdigest()
 
 
 def mac_message(version: int, chain: str, digest: str) -> bytes:
@@ -36,31 +38,39 @@ def mac_message(version: int, chain: str, digest: str) -> bytes:
 
 
 def sealed(stored: StoredEvent, chain: str, signer: Signer | None) -> StoredEvent:
-    """The stored snapshot with its seal added to its state."""
-    state = orjson.loads(stored.state)
-    digest = body_digest(state)
+    """The stored snapshot with its seal appended as the state's last key: the snapshot's
+    bytes are hashed as they are, so loading one needs no second parse."""
+    body = bytes(stored.state)
+    digest = body_digest(body)
     seal: dict[str, Any] = {"chain": chain, "digest": digest}
     if signer is not None:
         seal.update(key=signer.fingerprint,
                     mac=signer.mac(mac_message(stored.originator_version, chain, digest)))
-    state[SEAL_KEY] = seal
     return StoredEvent(originator_id=stored.originator_id,
                        originator_version=stored.originator_version, topic=stored.topic,
-                       state=orjson.dumps(state))
+                       state=body[:-1] + MARK + orjson.dumps(seal) + b"}")
+
+
+def split(state: bytes | str) -> tuple[bytes, Any]:
+    """(the snapshot's bytes as stored before sealing, its seal), or (the bytes, None)."""
+    raw = state.encode() if isinstance(state, str) else bytes(state)
+    at = raw.rfind(MARK)
+    if at < 0:
+        return raw, None
+    try:
+        return raw[:at] + b"}", orjson.loads(raw[at + len(MARK):-1])
+    except ValueError:
+        return raw, None
 
 
 def seal_problem(stored: StoredEvent, event_chain: str | None, signer: Signer | None) -> str | None:
     """Why the stored snapshot must not be used, or None if its seal holds.
 
     `event_chain` is the stored chain of the aggregate's event at the snapshot's version."""
-    try:
-        state = orjson.loads(stored.state)
-        seal = state.get(SEAL_KEY)
-        if not isinstance(seal, dict):
-            return "no seal"
-        digest = body_digest(state)
-    except (ValueError, TypeError, AttributeError, RecursionError):
-        return "stored state is not JSON"
+    body, seal = split(stored.state)
+    if not isinstance(seal, dict):
+        return "no seal"
+    digest = body_digest(body)
     if seal.get("digest") != digest:
         return "state differs from its seal's digest: edited"
     if event_chain is None or seal.get("chain") != event_chain:

@@ -39,8 +39,9 @@ def edit_snapshot(data: Path, party: str, change: Callable[[dict[str, Any]], Non
         ).fetchone()
         state = orjson.loads(raw)
         change(state["state"])
-        if reseal and SEAL_KEY in state:
-            state[SEAL_KEY]["digest"] = body_digest(state)
+        if reseal and SEAL_KEY in state:  # the seal stays the last key, as the ledger puts it
+            body = orjson.dumps({k: v for k, v in state.items() if k != SEAL_KEY})
+            state[SEAL_KEY]["digest"] = body_digest(body)
         db.execute("UPDATE stored_snapshots SET state = ? WHERE originator_id = ? AND "
                    "originator_version = ?", (orjson.dumps(state), Party.create_id(party).hex,
                                               version))
