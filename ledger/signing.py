@@ -70,8 +70,10 @@ def keygen(path: str | os.PathLike[str]) -> tuple[Path, Path]:
 def load_private(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
     try:
         key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
-    except (OSError, ValueError, TypeError) as exc:
-        raise KeyProblem(f"{path}: not a readable Ed25519 private key ({exc})") from None
+    except OSError as exc:
+        raise KeyProblem(f"{path}: {exc.strerror}") from None
+    except (ValueError, TypeError):
+        raise KeyProblem(f"{path}: not a readable Ed25519 private key (PEM)") from None
     if not isinstance(key, Ed25519PrivateKey):
         raise KeyProblem(f"{path}: not an Ed25519 private key")
     return key
@@ -80,8 +82,10 @@ def load_private(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
 def load_public(path: str | os.PathLike[str]) -> Ed25519PublicKey:
     try:
         key = serialization.load_pem_public_key(Path(path).read_bytes())
-    except (OSError, ValueError, TypeError) as exc:
-        raise KeyProblem(f"{path}: not a readable Ed25519 public key ({exc})") from None
+    except OSError as exc:
+        raise KeyProblem(f"{path}: {exc.strerror}") from None
+    except (ValueError, TypeError):
+        raise KeyProblem(f"{path}: not a readable Ed25519 public key (PEM)") from None
     if not isinstance(key, Ed25519PublicKey):
         raise KeyProblem(f"{path}: not an Ed25519 public key")
     return key

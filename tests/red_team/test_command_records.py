@@ -110,3 +110,16 @@ def test_every_real_record_names_the_events_just_before_it(tmp_path: Path) -> No
                                                  f"{buyer[0]}:{buyer[1]}"]
     assert (seller[2], buyer[2]) == ("rin_ledger:Party.TransferredOut",
                                      "rin_ledger:Party.TransferredIn")
+
+
+def test_release_1_records_still_make_their_lines_duplicates(tmp_path: Path) -> None:
+    """Records stored by release 1 (no events named, CommandRecord.Applied v1) are upcast."""
+    import shutil
+
+    shutil.copytree(Path(__file__).parents[1] / "data" / "store_r1", tmp_path / "r1")
+    again = {"type": "transfer", "id": "fx-0209", "date": "2024-03-01", "from": "2001",
+             "to": "3001", "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}}
+    with Ledger(tmp_path / "r1") as ledger:
+        assert ledger.apply(again).status == "duplicate"
+        assert ledger.apply({**again, "id": "fresh"}).status == "applied"
+    assert verify(tmp_path / "r1").exit_code == 0

@@ -19,7 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from ledger.cli import app
 from ledger.ledger import Ledger
 from ledger.signing import KeyRequired, keygen, load_public, signature_holds
 from red_team.attacker import build, files, make_key, rin, verify
@@ -148,3 +150,18 @@ def test_a_signed_store_refuses_writes_without_its_key(signed: tuple[Path, Path]
     assert "Traceback" not in run.stderr
     with Ledger(data) as ledger:
         assert ledger.holdings("3001")[0]["gallon_rins"] == 12_100  # nothing written
+
+
+def test_rin_key_in_the_environment_signs_and_a_bad_public_key_is_an_argument_error(
+        signed: tuple[Path, Path], tmp_path: Path) -> None:
+    data, key = signed
+    lines = tmp_path / "more.jsonl"
+    lines.write_text(json.dumps({**THEFT, "id": "by-env"}) + "\n")
+    applied = CliRunner().invoke(app, ["--data", str(data), "apply", "-q", str(lines)],
+                                 env={"RIN_KEY": str(key)})
+    assert applied.exit_code == 0, applied.output
+    assert verify(data, "--public-key", f"{key}.pub").exit_code == 0
+    (tmp_path / "bad.pub").write_text("not a key")
+    out = verify(data, "--public-key", str(tmp_path / "bad.pub"))
+    assert out.exit_code == 2
+    assert "bad.pub: not a readable Ed25519 public key" in " ".join(out.output.split())
