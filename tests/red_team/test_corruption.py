@@ -75,3 +75,20 @@ def test_a_malformed_database_file_exits_3(data: Path) -> None:
     assert out.exit_code == 3, out.output
     assert "the store cannot be read" in out.output
     assert "Traceback" not in out.output
+
+
+def test_a_forged_state_that_does_not_decode_is_a_problem_not_a_crash(data: Path) -> None:
+    """Valid JSON, every chain and head recomputed (no key), but a block the ledger could never
+    have written: the replay's failure is reported, exit 1, no traceback."""
+    from red_team.rewrite import rewrite_history
+
+    def break_block(state: bytes) -> bytes | None:
+        marker = b'"_type_":"rin","_data_":['
+        return state.replace(marker, marker + b'"bad",', 1) if marker in state else None
+
+    rewrite_history(data, break_block)
+    out = verify(data)
+    assert out.exit_code == 1, out.output
+    assert isinstance(out.exception, SystemExit)  # not a crash
+    assert "replaying the events failed: MapperDeserialisationError" in out.output
+    assert "rin_ledger:Party.Generated" in out.output
