@@ -26,17 +26,7 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Notification
 
-from ledger.chain import (
-    CHAIN_KEY,
-    GENESIS,
-    SEAL_KEY,
-    aggregate_name,
-    check_link,
-    fold,
-    notifications,
-    parse_state,
-    where,
-)
+from ledger.chain import GENESIS, SEAL_KEY, Links, fold, notifications
 from ledger.command_log import CommandRecord, event_name
 from ledger.head_file import read_head_file
 from ledger.heads import TABLE as HEADS_TABLE
@@ -82,8 +72,7 @@ class Audit:
         self.app = app
         self.public_key = public_key
         self.problems: list[str] = []
-        self.names: dict[str, str] = {}
-        self.last: dict[str, tuple[int, str]] = {}
+        self.links = Links()
         self.recent: deque[tuple[str, str]] = deque(maxlen=WINDOW)  # (event name, topic)
         self.running = GENESIS
         self.last_id = 0
@@ -126,25 +115,13 @@ class Audit:
         self.check_heads_at(note.id)
 
     def check_event(self, note: Notification) -> None:
-        oid = str(note.originator_id)
-        try:
-            state = parse_state(note.state)
-            if not isinstance(state, dict):
-                raise ValueError("not an object")
-        except (ValueError, RecursionError):
-            self.problems.append(f"{where(self.names, oid, note)}: stored state is not JSON")
-            self.recent.append((event_name(note.originator_id, note.originator_version),
-                                note.topic))
-            return
-        self.names.setdefault(oid, aggregate_name(oid, state) if note.originator_version == 1
-                              else f"aggregate {oid}")
-        problem = check_link(self.last.get(oid), note, state)
+        state, problem = self.links.check(note)
         if problem:
-            self.problems.append(f"{where(self.names, oid, note)}: {problem}")
-        self.last[oid] = (note.originator_version, str(state.get(CHAIN_KEY, GENESIS)))
-        if note.topic == CommandRecord.Applied.TOPIC:
+            self.problems.append(problem)
+        if state is not None and note.topic == CommandRecord.Applied.TOPIC:
             self.check_record(note, state)
-        self.recent.append((event_name(note.originator_id, note.originator_version), note.topic))
+        self.recent.append((event_name(note.originator_id, note.originator_version),
+                            note.topic))
 
     def check_record(self, note: Notification, state: dict[str, Any]) -> None:
         """A command record directly follows the events it names, and names some."""

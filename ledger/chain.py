@@ -203,32 +203,44 @@ def verify_chain(app: Application, head: dict[str, Any] | None = None) -> list[s
     no stored byte was changed, deleted, reordered or inserted.
     """
     problems: list[str] = []
-    last: dict[str, tuple[int, str]] = {}
-    names: dict[str, str] = {}
+    links = Links()
     running, upto = GENESIS, head["notification_id"] if head else None
     for note in notifications(app):
         if upto is not None and note.id <= upto:
             running = fold(running, note)
-        oid = str(note.originator_id)
-        try:
-            state = parse_state(note.state)
-            if not isinstance(state, dict):
-                raise ValueError("not an object")
-        except (ValueError, RecursionError):
-            problems.append(f"{where(names, oid, note)}: stored state is not JSON")
-            continue
-        names.setdefault(oid, aggregate_name(oid, state) if note.originator_version == 1
-                         else f"aggregate {oid}")
-        problem = check_link(last.get(oid), note, state)
+        problem = links.check(note)[1]
         if problem:
-            problems.append(f"{where(names, oid, note)}: {problem}")
-        last[oid] = (note.originator_version, str(state.get(CHAIN_KEY, GENESIS)))
+            problems.append(problem)
     if head is not None and running != head["hash"]:
         problems.append(
             f"head at notification {upto:,} was {head['hash']}, recomputed {running}: "
             "history up to that point changed"
         )
     return problems
+
+
+class Links:
+    """The per-aggregate chains, checked notification by notification in id order."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, tuple[int, str]] = {}  # aggregate → (version, chain) seen last
+        self.names: dict[str, str] = {}
+
+    def check(self, note: Notification) -> tuple[dict[str, Any] | None, str | None]:
+        """The event's parsed state (None if it is not a JSON object), and what is wrong with
+        it, located, if anything."""
+        oid = str(note.originator_id)
+        try:
+            state = parse_state(note.state)
+            if not isinstance(state, dict):
+                raise ValueError("not an object")
+        except (ValueError, RecursionError):
+            return None, f"{where(self.names, oid, note)}: stored state is not JSON"
+        self.names.setdefault(oid, aggregate_name(oid, state) if note.originator_version == 1
+                              else f"aggregate {oid}")
+        problem = check_link(self.last.get(oid), note, state)
+        self.last[oid] = (note.originator_version, str(state.get(CHAIN_KEY, GENESIS)))
+        return state, f"{where(self.names, oid, note)}: {problem}" if problem else None
 
 
 def check_link(previous: tuple[int, str] | None, note: Notification,
