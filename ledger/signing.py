@@ -12,6 +12,7 @@ import base64
 import hashlib
 import hmac
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,27 +69,27 @@ def keygen(path: str | os.PathLike[str]) -> tuple[Path, Path]:
 
 
 def load_private(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
-    try:
-        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
-    except OSError as exc:
-        raise KeyProblem(f"{path}: {exc.strerror}") from None
-    except (ValueError, TypeError):
-        raise KeyProblem(f"{path}: not a readable Ed25519 private key (PEM)") from None
+    key = read_pem(path, "private", lambda pem: serialization.load_pem_private_key(pem, None))
     if not isinstance(key, Ed25519PrivateKey):
         raise KeyProblem(f"{path}: not an Ed25519 private key")
     return key
 
 
 def load_public(path: str | os.PathLike[str]) -> Ed25519PublicKey:
-    try:
-        key = serialization.load_pem_public_key(Path(path).read_bytes())
-    except OSError as exc:
-        raise KeyProblem(f"{path}: {exc.strerror}") from None
-    except (ValueError, TypeError):
-        raise KeyProblem(f"{path}: not a readable Ed25519 public key (PEM)") from None
+    key = read_pem(path, "public", serialization.load_pem_public_key)
     if not isinstance(key, Ed25519PublicKey):
         raise KeyProblem(f"{path}: not an Ed25519 public key")
     return key
+
+
+def read_pem(path: str | os.PathLike[str], kind: str, load: Callable[[bytes], Any]) -> Any:
+    """The key in a PEM file, or a `KeyProblem` naming the file and what is wrong."""
+    try:
+        return load(Path(path).read_bytes())
+    except OSError as exc:
+        raise KeyProblem(f"{path}: {exc.strerror}") from None
+    except (ValueError, TypeError):
+        raise KeyProblem(f"{path}: not a readable Ed25519 {kind} key (PEM)") from None
 
 
 def head_message(notification_id: int, head_hash: str) -> bytes:
