@@ -46,15 +46,45 @@ def query(app: Application[UUID], sql: str, params: tuple[Any, ...] = ()) -> lis
         return [tuple(r.values()) if isinstance(r, dict) else tuple(r) for r in c.fetchall()]
 
 
-def stored_heads(app: Application[UUID]) -> Iterator[Head]:
-    """Every head row in notification id order, page by page (none if the table is missing)."""
+def heads_table(app: Application[UUID]) -> str:
+    return str(getattr(getattr(app.recorder, "heads", None), "table", HEADS_TABLE))
+
+
+def bounds(app: Application[UUID]) -> tuple[int, int]:
+    """(last notification id, last head row id) read in one transaction: what is committed
+    after it (by writers running while verify does) is left out, consistently."""
+    sqlite = "SQLITE_DBNAME" in app.env
+    recorder: Any = app.recorder
+    events = recorder.events_table_name if sqlite else (
+        f'"{recorder.datastore.schema}"."{recorder.events_table_name}"')
+    column = "rowid" if sqlite else "notification_id"
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute(f"SELECT MAX({column}) AS n FROM {events}")
+        end = first_value(c.fetchone())
+        try:
+            c.execute(f"SELECT MAX(notification_id) AS n FROM {heads_table(app)}")
+            last_head = first_value(c.fetchone())
+        except Exception:  # a store begun before heads existed has no table
+            last_head = 0
+    return end, last_head
+
+
+def first_value(row: Any) -> int:
+    value = (list(row.values()) if isinstance(row, dict) else list(row))[0] if row else None
+    return int(value or 0)
+
+
+def stored_heads(app: Application[UUID], upto: int | None = None) -> Iterator[Head]:
+    """Every head row (up to `upto`) in notification id order, page by page (none if the
+    table is missing)."""
     after = -1
-    table = getattr(getattr(app.recorder, "heads", None), "table", HEADS_TABLE)
+    table = heads_table(app)
+    limit = "" if upto is None else f" AND notification_id <= {int(upto)}"
     while True:
         try:
             rows = query(app, f"SELECT notification_id, hash, key, signature FROM {table} "
-                              "WHERE notification_id > ? ORDER BY notification_id LIMIT ?",
-                         (after, PAGE))
+                              f"WHERE notification_id > ?{limit} ORDER BY notification_id "
+                              "LIMIT ?", (after, PAGE))
         except Exception:
             return
         for row in rows:
@@ -76,7 +106,9 @@ class Audit:
         self.recent: deque[tuple[str, str]] = deque(maxlen=WINDOW)  # (event name, topic)
         self.running = GENESIS
         self.last_id = 0
-        self.heads = stored_heads(app)
+        kept = read_head_file(app)  # before the bounds: a writer commits, then writes it
+        self.end, heads_end = bounds(app)
+        self.heads = stored_heads(app, heads_end)
         self.head: Head | None = next(self.heads, None)
         self.first_head = self.head.notification_id if self.head else None
         self.last_head: Head | None = None
@@ -87,7 +119,6 @@ class Audit:
         self.sqlite = "SQLITE_DBNAME" in app.env
         if exported is not None:
             self.keep("the exported head", exported)
-        kept = read_head_file(app)
         if isinstance(kept, str):
             self.problems.append(kept)
         elif kept is not None:
@@ -97,7 +128,7 @@ class Audit:
         self.kept.setdefault(int(head["notification_id"]), []).append((label, head))
 
     def run(self) -> list[str]:
-        for note in notifications(self.app):
+        for note in notifications(self.app, self.end):
             self.step(note)
         self.after_last()
         self.problems.extend(check_snapshots(self.app))
