@@ -146,7 +146,7 @@ class Audit:
         self.check_heads_at(note.id)
 
     def check_event(self, note: Notification) -> None:
-        state, problem = self.links.check(note)
+        state, problem = self.links.step(note)
         if problem:
             self.problems.append(problem)
         if state is not None and note.topic == CommandRecord.Applied.TOPIC:

@@ -208,7 +208,7 @@ def verify_chain(app: Application, head: dict[str, Any] | None = None) -> list[s
     for note in notifications(app):
         if upto is not None and note.id <= upto:
             running = fold(running, note)
-        problem = links.check(note)[1]
+        problem = links.step(note)[1]
         if problem:
             problems.append(problem)
     if head is not None and running != head["hash"]:
@@ -226,7 +226,7 @@ class Links:
         self.last: dict[str, tuple[int, str]] = {}  # aggregate → (version, chain) seen last
         self.names: dict[str, str] = {}
 
-    def check(self, note: Notification) -> tuple[dict[str, Any] | None, str | None]:
+    def step(self, note: Notification) -> tuple[dict[str, Any] | None, str | None]:
         """The event's parsed state (None if it is not a JSON object), and what is wrong with
         it, located, if anything."""
         oid = str(note.originator_id)
