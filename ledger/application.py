@@ -7,13 +7,13 @@ from typing import Any, ClassVar
 from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.persistence import JSONTranscoder, Recording
+from eventsourcing.persistence import EventStore, JSONTranscoder, Recording
 
-from ledger.chain import ChainMapper
 from ledger.command_log import CommandRecord
 from ledger.party import Party
 from ledger.persistence import register_transcodings
 from ledger.read_check import UNCHANGED
+from ledger.snapshot_seal import SealedSnapshots, SealingMapper
 
 logger = logging.getLogger(__name__)
 
@@ -29,12 +29,17 @@ class LedgerApp(Application):
         super().register_transcodings(transcoder)
         register_transcodings(transcoder)
 
-    def construct_mapper(self) -> ChainMapper:
-        """Events are hash-chained per aggregate for tamper evidence (ledger/chain.py)."""
-        return ChainMapper(
+    def construct_mapper(self) -> SealingMapper:
+        """Events are hash-chained per aggregate for tamper evidence (ledger/chain.py), and
+        snapshots sealed to that chain (ledger/snapshot_seal.py)."""
+        return SealingMapper(
             self.construct_transcoder(), lambda: self.recorder,
             final_topics=(CommandRecord.Applied.TOPIC,),
         )
+
+    def construct_snapshot_store(self) -> EventStore[Any]:
+        """Only snapshots whose seal holds are loaded; the others are replayed past."""
+        return SealedSnapshots(super().construct_snapshot_store(), self.mapper)  # type: ignore[arg-type]
 
     def _record(self, processing_event: ProcessingEvent) -> list[Recording]:
         """Record; if the save fails, the mapper forgets the chains of the events not stored."""

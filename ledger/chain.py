@@ -6,7 +6,8 @@ its aggregate id, version, topic and state (without the chain). Changing, deleti
 or inserting a stored row breaks a link that `verify_chain` recomputes and names. The head
 folds every notification, in id order, into one running hash; an auditor who exported the
 head at notification N can later prove that nothing up to N changed (`chain_head(app, N)`).
-Snapshots are derived state, stored through the same mapper but never chained.
+Snapshots are derived state, stored through the same mapper and never chained, but sealed to
+the chain of the event at their version (ledger/snapshot_seal.py).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic
 
 CHAIN_KEY = "chain"
+SEAL_KEY = "seal"  # a snapshot's binding to the chain (ledger/snapshot_seal.py)
 GENESIS = ""
 CACHE_SIZE = 20_000  # aggregates whose latest chain is remembered (one entry each)
 PAGE = 1_000
@@ -109,6 +111,7 @@ class ChainMapper(Mapper[UUID]):
             )
         event = super().to_domain_event(stored_event)
         vars(event).pop(CHAIN_KEY, None)
+        vars(event).pop(SEAL_KEY, None)
         return event
 
     def forget(self, events: Sequence[DomainEventProtocol[UUID]]) -> None:
@@ -117,16 +120,26 @@ class ChainMapper(Mapper[UUID]):
             self._chains.pop(str(event.originator_id), None)
 
     def _previous(self, originator_id: UUID | str, version: int) -> str:
-        if version <= 1:
+        return self.chain_at(originator_id, version - 1)
+
+    def chain_at(self, originator_id: UUID | str, version: int) -> str:
+        """The chain of the aggregate's stored event at `version` (of its last one before, if
+        that one is missing): remembered, else read from the store."""
+        if version <= 0:
             return GENESIS
         remembered = self._chains.get(str(originator_id))
-        if remembered is not None and remembered[0] == version - 1:
+        if remembered is not None and remembered[0] == version:
             self._chains.move_to_end(str(originator_id))
             return remembered[1]
         last = self._recorder().select_events(
-            originator_id, lte=version - 1, desc=True, limit=1
+            originator_id, lte=version, desc=True, limit=1
         )
-        return str(json.loads(last[0].state).get(CHAIN_KEY, GENESIS)) if last else GENESIS
+        if not last:
+            return GENESIS
+        try:
+            return str(orjson.loads(last[0].state).get(CHAIN_KEY, GENESIS))
+        except (ValueError, AttributeError):
+            return GENESIS
 
     def _remember(self, originator_id: str, version: int, chain: str) -> None:
         self._chains[originator_id] = (version, chain)
@@ -148,12 +161,28 @@ def notifications(app: Application, upto: int | None = None) -> Iterator[Notific
         start = page[-1].id
 
 
-def fold(head: str, notification: Notification) -> str:
-    """One step of the ledger-wide chain: the head after `notification`."""
+def reject_constant(name: str) -> None:
+    """`NaN`, `Infinity`: no state the ledger writes holds one (JSON has none)."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_state(state: bytes | str) -> Any:
+    """A stored state as JSON, refusing NaN and Infinity (the stdlib would take them, and
+    orjson would then render them as null, so an edit to NaN would hash like null)."""
+    return json.loads(state, parse_constant=reject_constant)
+
+
+def fold(head: str, notification: Notification,
+         parse: Callable[[bytes | str], Any] = parse_state) -> str:
+    """One step of the ledger-wide chain: the head after `notification`. A state that is not
+    JSON, or holds a value canonical JSON cannot render (an integer beyond 64 bits, nesting
+    too deep), folds in as its raw bytes. `parse` may be orjson's for states the ledger has
+    just written (no NaN, no integer beyond 64 bits: the same values, parsed faster)."""
     try:
-        body = canonical(json.loads(notification.state))
-    except ValueError:
-        body = bytes(notification.state)
+        body = canonical(parse(notification.state))
+    except (ValueError, TypeError, RecursionError):
+        body = notification.state.encode() if isinstance(notification.state, str) else bytes(
+            notification.state)
     header = canonical([notification.id, str(notification.originator_id),
                         notification.originator_version, notification.topic])
     return hashlib.sha256(head.encode() + header + body).hexdigest()
@@ -174,30 +203,44 @@ def verify_chain(app: Application, head: dict[str, Any] | None = None) -> list[s
     no stored byte was changed, deleted, reordered or inserted.
     """
     problems: list[str] = []
-    last: dict[str, tuple[int, str]] = {}
-    names: dict[str, str] = {}
+    links = Links()
     running, upto = GENESIS, head["notification_id"] if head else None
     for note in notifications(app):
         if upto is not None and note.id <= upto:
             running = fold(running, note)
-        oid = str(note.originator_id)
-        try:
-            state = json.loads(note.state)
-        except ValueError:
-            problems.append(f"{where(names, oid, note)}: stored state is not JSON")
-            continue
-        names.setdefault(oid, aggregate_name(oid, state) if note.originator_version == 1
-                         else f"aggregate {oid}")
-        problem = check_link(last.get(oid), note, state)
+        problem = links.step(note)[1]
         if problem:
-            problems.append(f"{where(names, oid, note)}: {problem}")
-        last[oid] = (note.originator_version, str(state.get(CHAIN_KEY, GENESIS)))
+            problems.append(problem)
     if head is not None and running != head["hash"]:
         problems.append(
             f"head at notification {upto:,} was {head['hash']}, recomputed {running}: "
             "history up to that point changed"
         )
     return problems
+
+
+class Links:
+    """The per-aggregate chains, checked notification by notification in id order."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, tuple[int, str]] = {}  # aggregate → (version, chain) seen last
+        self.names: dict[str, str] = {}
+
+    def step(self, note: Notification) -> tuple[dict[str, Any] | None, str | None]:
+        """The event's parsed state (None if it is not a JSON object), and what is wrong with
+        it, located, if anything."""
+        oid = str(note.originator_id)
+        try:
+            state = parse_state(note.state)
+            if not isinstance(state, dict):
+                raise ValueError("not an object")
+        except (ValueError, RecursionError):
+            return None, f"{where(self.names, oid, note)}: stored state is not JSON"
+        self.names.setdefault(oid, aggregate_name(oid, state) if note.originator_version == 1
+                              else f"aggregate {oid}")
+        problem = check_link(self.last.get(oid), note, state)
+        self.last[oid] = (note.originator_version, str(state.get(CHAIN_KEY, GENESIS)))
+        return state, f"{where(self.names, oid, note)}: {problem}" if problem else None
 
 
 def check_link(previous: tuple[int, str] | None, note: Notification,
@@ -214,7 +257,11 @@ def check_link(previous: tuple[int, str] | None, note: Notification,
     stored = state.get(CHAIN_KEY)
     if stored is None:
         return "no chain: inserted or rewritten"
-    if stored != link(prev_chain, note.originator_id, version, note.topic, state):
+    try:
+        recomputed = link(prev_chain, note.originator_id, version, note.topic, state)
+    except TypeError:  # e.g. an integer beyond 64 bits: the ledger never writes one
+        return "stored state holds a value the ledger never writes (an integer beyond 64 bits?)"
+    if stored != recomputed:
         return "chain mismatch: stored bytes changed, reordered or inserted"
     return None
 

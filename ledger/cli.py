@@ -20,6 +20,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 
 from ledger.ledger import Ledger, Result
+from ledger.signing import StoreRefused
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_enable=False
@@ -32,18 +33,23 @@ DataOpt = Annotated[
 StoreOpt = Annotated[
     str | None, typer.Option("--store", envvar="RIN_STORE", help="postgresql://… event store")
 ]
+KeyOpt = Annotated[
+    Path | None, typer.Option("--key", envvar="RIN_KEY", help="Ed25519 private key (rin keygen)"
+                              " that signs each transaction's head")
+]
 STATE: dict[str, Any] = {}
 
 
 @app.callback()
-def main_options(data: DataOpt = None, store: StoreOpt = None) -> None:
+def main_options(data: DataOpt = None, store: StoreOpt = None, key: KeyOpt = None) -> None:
     """rin-ledger: an event-sourced ledger of RINs under 40 CFR 80 Subpart M."""
     STATE["data"] = data or Path("./rin-data")
     STATE["store"] = store
+    STATE["key"] = key
 
 
 def open_ledger() -> Ledger:
-    return Ledger(STATE["data"], store=STATE["store"])
+    return Ledger(STATE["data"], store=STATE["store"], key=STATE.get("key"))
 
 
 class UnreadableInput(Exception):
@@ -244,8 +250,13 @@ def load_simulator() -> Any:
     return module
 
 
-import ledger.cli_reports  # noqa: F401,E402
+import ledger.cli_reports  # noqa: E402
+import ledger.cli_trust  # noqa: F401,E402
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except StoreRefused as exc:  # a key that cannot be used, a signed or truncated store
+        err.print(str(exc))
+        sys.exit(exc.exit_code)

@@ -1,19 +1,17 @@
 """The `rin` report commands over the read models (`projections`): holdings, quarterly,
-compliance, trace, project and verify. Each report brings the views up to date first."""
+compliance, trace and project (verify is in ledger/cli_trust.py). Each report brings the views
+up to date first."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ledger.chain import chain_head, verify_chain
 from ledger.cli import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger, progress_bar
 from projections import VIEWS_FILE, Views
 from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
@@ -127,30 +125,3 @@ def project(
         position = run(batch_size=batch_size, progress=progress)
     if not quiet:
         err.print(f"views at notification {position:,}")
-
-
-@app.command()
-def verify(
-    head: Annotated[bool, typer.Option(
-        "--head", help="print the ledger-wide chain head as JSON, for an auditor to keep")] = False,
-    against: Annotated[Path | None, typer.Option(
-        "--against", help="a head printed earlier by --head: prove history up to it unchanged",
-    )] = None,
-) -> None:
-    """Replay everything and check the invariants and hash chains; exit 0 only if all hold."""
-    if head:
-        with open_ledger() as ledger:
-            typer.echo(json.dumps(chain_head(ledger.app)))
-        return
-    exported = json.loads(against.read_text(encoding="utf-8")) if against else None
-    with open_views() as views, err.status("checking the hash chains") as status:
-        problems = verify_chain(views.ledger.app, exported)
-        if not problems:  # replay only history whose chains hold: tampered bytes may not decode
-            status.update("replaying every event and rebuilding the views to compare")
-            problems = views.verify()
-    for problem in problems:
-        typer.echo(problem)
-    if problems:
-        err.print(f"{len(problems):,} invariant(s) broken")
-        raise typer.Exit(1)
-    err.print("all invariants hold")

@@ -13,6 +13,7 @@ records by uuid5; they go on doing so (`ids_are_ordered`).
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 import orjson
@@ -23,7 +24,10 @@ COMMAND_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/command")
 
 
 class CommandRecord(Aggregate):
-    """The fact that the command with this client id was applied, and its content digest."""
+    """The fact that the command with this client id was applied, its content digest, and the
+    events it stored (`"<aggregate id hex>:<version>"`, in log order, just before the record):
+    `verify` checks that each record directly follows exactly those events, so a record forged
+    for a line not yet applied names events that are not there (ledger/audit.py)."""
 
     TOPIC = "rin_ledger:CommandRecord"
 
@@ -37,12 +41,20 @@ class CommandRecord(Aggregate):
 
     class Applied(Aggregate.Created):
         TOPIC = "rin_ledger:CommandRecord.Applied"
+        class_version = 2
         client_id: str
         digest: str
+        events: list[str] | None
 
-    def __init__(self, client_id: str, digest: str) -> None:
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Release 1 did not name the command's events."""
+            state["events"] = None
+
+    def __init__(self, client_id: str, digest: str, events: list[str] | None = None) -> None:
         self.client_id = client_id
         self.digest = digest
+        self.events = events
 
     @staticmethod
     def create_id(client_id: str, ordered: bool = True) -> UUID:
@@ -53,10 +65,18 @@ class CommandRecord(Aggregate):
         return UUID(bytes=raw[:8].ljust(8, b"\0") + hashlib.sha256(raw).digest()[:8])
 
     @classmethod
-    def applied(cls, client_id: str, digest: str, ordered: bool = True) -> CommandRecord:
+    def applied(cls, client_id: str, digest: str, events: list[str],
+                ordered: bool = True) -> CommandRecord:
         return cls._create(
-            cls.Applied, id=cls.create_id(client_id, ordered), client_id=client_id, digest=digest
+            cls.Applied, id=cls.create_id(client_id, ordered), client_id=client_id,
+            digest=digest, events=events,
         )
+
+
+def event_name(originator_id: UUID | str, version: int) -> str:
+    """How a command record names one stored event."""
+    hex_id = originator_id.hex if isinstance(originator_id, UUID) else UUID(originator_id).hex
+    return f"{hex_id}:{version}"
 
 
 def ids_are_ordered(app: Application) -> bool:

@@ -21,6 +21,7 @@ from ledger.application import LedgerApp
 from ledger.command_log import ids_are_ordered
 from ledger.commands import parse_command
 from ledger.errors import LedgerError, RuleViolation, StoreError, WriteConflict
+from ledger.head_file import KeySource, keep_head, use_key
 from ledger.invalidation_index import InvalidationIndex
 from ledger.party import Party
 from ledger.persistence import store_env
@@ -92,10 +93,13 @@ class Ledger:
 
     def __init__(
         self, data: str | os.PathLike[str] | None = None, *, store: str | None = None,
-        env: dict[str, str] | None = None,
+        env: dict[str, str] | None = None, key: KeySource = None,
     ) -> None:
+        """`key`: the Ed25519 private key (a PEM file or a key) that signs each transaction's
+        head (ledger/heads.py); a store once signed refuses writes without it."""
         try:
             self.app = open_app({**store_env(data, store), **(env or {})})
+            self.signer = use_key(self.app, key)
         except STORE_FAILURES as error:
             raise StoreError(str(error), None) from error
         self._lock = threading.RLock()  # held by every call (see the class docstring)
@@ -135,6 +139,7 @@ class Ledger:
         """Keep the saved aggregates in memory if this save came straight after `position`."""
         if not recordings:
             return
+        keep_head(self.app)
         ids = [recording.notification.id for recording in recordings]
         if ids != list(range(position + 1, position + 1 + len(ids))):
             self._forget()  # another writer's events are interleaved: reload from the store

@@ -24,7 +24,7 @@ EVENTS_FILE = "events.sqlite"
 # Aggregates kept in memory between commands; fast-forwarded from the store on each use, so
 # another writer's events are never missed (about the number of parties in the market).
 AGGREGATE_CACHE_MAXSIZE = "5000"
-POSTGRES_RECORDER_TOPIC = "ledger.postgres_recorder:CheckedPostgresRecorder"  # needs psycopg
+POSTGRES_RECORDER_TOPIC = "ledger.postgres_recorder:LedgerPostgresRecorder"  # needs psycopg
 
 
 class DateAsISO(Transcoding):

@@ -1,28 +1,45 @@
-"""The PostgreSQL application recorder: the library's, also checking that what a save only
-read is unchanged (ledger/read_check.py). Imported only for a PostgreSQL store (psycopg)."""
+"""The PostgreSQL application recorder: the library's, also checking that what a save only read
+is unchanged (ledger/read_check.py) and storing each transaction's head row (ledger/heads.py).
+Imported only for a PostgreSQL store (psycopg).
+
+This is the one place that uses private hooks of eventsourcing 9.5.6's
+`PostgresApplicationRecorder` (pinned by tests/test_read_check.py and
+tests/red_team/test_signed_stores.py):
+- `_insert_stored_events` runs inside the saving transaction: the read check must run there,
+  after the library's EXCLUSIVE table lock, so nothing it checked can move before the commit;
+- `_fetch_ids_after_insert_events` runs in the same transaction, after the table lock, and is
+  the first point where the notification ids are known: the head row must be written there, or
+  a crash between the two would leave events no head covers.
+The library's optional database functions (POSTGRES_ENABLE_DB_FUNCTIONS) bypass both hooks, so
+this recorder refuses to start with them on.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import ProgrammingError, StoredEvent
+from eventsourcing.persistence import Notification, ProgrammingError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
+from ledger.heads import TABLE, HeadWriter, create_postgres, notification
 from ledger.read_check import UNCHANGED, check_unchanged
 
 
-class CheckedPostgresRecorder(PostgresApplicationRecorder):
-    """`PostgresApplicationRecorder` that refuses a save if an aggregate it read has moved."""
+class LedgerPostgresRecorder(PostgresApplicationRecorder):
+    """`PostgresApplicationRecorder` that refuses a save if an aggregate it read has moved, and
+    stores the head row of each committed transaction."""
 
     def __init__(self, datastore: PostgresDatastore, **kwargs: Any) -> None:
         super().__init__(datastore, **kwargs)
-        if datastore.enable_db_functions:  # its insert function would skip the check
+        if datastore.enable_db_functions:  # its insert function would skip both hooks
             raise ProgrammingError("the ledger needs POSTGRES_ENABLE_DB_FUNCTIONS off")
+        self.heads = HeadWriter(f'"{datastore.schema}".{TABLE}', marker="%s")
+        self.sql_create_statements.append(SQL(create_postgres(self.heads.table)))  # type: ignore[arg-type]
 
     def _insert_stored_events(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
@@ -35,6 +52,14 @@ class CheckedPostgresRecorder(PostgresApplicationRecorder):
         check_unchanged(unchanged, lambda chunk: self._latest(curs, chunk))
         super()._insert_stored_events(curs, stored_events, **kwargs)
 
+    def _fetch_ids_after_insert_events(
+        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+        if ids:
+            self.heads.record(self._query(curs), ids, stored_events, self._gap(curs))
+        return ids
+
     def _latest(self, curs: Cursor[DictRow], ids: list[UUID]) -> dict[UUID, int]:
         curs.execute(SQL(
             "SELECT originator_id, MAX(originator_version) AS version FROM {}.{} "
@@ -43,5 +68,26 @@ class CheckedPostgresRecorder(PostgresApplicationRecorder):
             (ids,))
         return {UUID(str(row["originator_id"])): row["version"] for row in curs.fetchall()}
 
+    @staticmethod
+    def _query(curs: Cursor[DictRow]) -> Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]:
+        """A `heads.Query` on the transaction's cursor."""
+        def query(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+            curs.execute(sql, params)
+            if not sql.startswith("SELECT"):
+                return []
+            return [tuple(row.values()) for row in curs.fetchall()]
+        return query
 
-TOPIC = f"{__name__}:{CheckedPostgresRecorder.__name__}"
+    def _gap(self, curs: Cursor[DictRow]) -> Callable[[int, int], list[Notification]]:
+        """The notifications stored strictly between two ids, in id order."""
+        table = f'"{self.datastore.schema}"."{self.events_table_name}"'
+
+        def between(after: int, before: int) -> list[Notification]:
+            curs.execute(f"SELECT notification_id, originator_id, originator_version, topic, "
+                         f"state FROM {table} WHERE notification_id > %s AND "
+                         "notification_id < %s ORDER BY notification_id", (after, before))
+            return [notification(tuple(row.values())) for row in curs.fetchall()]
+        return between
+
+
+TOPIC = f"{__name__}:{LedgerPostgresRecorder.__name__}"

@@ -5,6 +5,7 @@ notification id). This one sends up to `ROWS_PER_STATEMENT` events per multi-row
 `INSERT … RETURNING rowid` (SQLite ≥ 3.35). SQLite does not promise the order of RETURNING rows,
 but inside one write transaction an ordinary rowid table gives each new row the largest rowid
 plus one, so the sorted rowids are the rows' insertion order, which is the events' order.
+It also stores each transaction's head row (ledger/heads.py) in the same transaction.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
 
+from ledger.heads import CREATE_SQLITE, HeadWriter, notification
 from ledger.read_check import UNCHANGED, check_unchanged
 
 #: 4 parameters a row; SQLite ≥ 3.32 allows 32,766 parameters a statement
@@ -32,6 +34,10 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
     def __init__(self, datastore: SQLiteDatastore, events_table_name: str = "stored_events"):
         super().__init__(datastore, events_table_name)
         self._statements: dict[int, str] = {}
+        self.heads = HeadWriter()
+
+    def construct_create_table_statements(self) -> list[str]:
+        return [*super().construct_create_table_statements(), CREATE_SQLITE]
 
     def _statement(self, rows: int) -> str:
         """`INSERT INTO t VALUES (?,?,?,?),… RETURNING rowid` for `rows` rows, cached."""
@@ -74,7 +80,26 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
                 )
             c.execute(self._statement(len(chunk)), params)
             notification_ids += sorted(row[0] for row in c.fetchall())
+        if notification_ids:
+            self.heads.record(query_on(c), notification_ids, stored_events, self._gap(c))
         return notification_ids
+
+    def _gap(self, c: SQLiteCursor) -> Any:
+        """The notifications stored strictly between two ids, in id order."""
+        def between(after: int, before: int) -> list[Notification]:
+            c.execute(f"SELECT rowid, originator_id, originator_version, topic, state FROM "
+                      f"{self.events_table_name} WHERE rowid > ? AND rowid < ? ORDER BY rowid",
+                      (after, before))
+            return [notification(row) for row in c.fetchall()]
+        return between
+
+
+def query_on(c: SQLiteCursor) -> Any:
+    """A `heads.Query` on the transaction's cursor."""
+    def query(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        c.execute(sql, params)
+        return [tuple(row) for row in c.fetchall()]
+    return query
 
 
 TOPIC = f"{__name__}:{BatchSQLiteApplicationRecorder.__name__}"

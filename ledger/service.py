@@ -19,7 +19,7 @@ from eventsourcing.persistence import Recording
 
 from ledger import commands as c
 from ledger.application import LedgerApp
-from ledger.command_log import CommandRecord, ids_are_ordered
+from ledger.command_log import CommandRecord, event_name, ids_are_ordered
 from ledger.emts import TRADE_REASONS, retirement_reason, separation_reason
 from ledger.errors import InputError, LedgerError
 from ledger.invalidation import BatchInvalidation
@@ -212,8 +212,10 @@ def handle(uow: UnitOfWork, command: Any) -> Outcome:
             raise
         return repeated(seen, command)
     if command.id is not None:
+        produced = [event_name(event.originator_id, event.originator_version)
+                    for aggregate in uow.touched.values() for event in aggregate.pending_events]
         uow.records[command.id] = uow.touch(
-            CommandRecord.applied(command.id, digest(command), uow.ordered_ids)
+            CommandRecord.applied(command.id, digest(command), produced, uow.ordered_ids)
         )
     return Outcome("applied", rins, generated=isinstance(command, c.Generate))
 

@@ -82,8 +82,16 @@ def project(
     recorder = open_views(path or views_path(ledger))
     try:
         return follow(ledger, recorder, batch_size, progress, stop)
+    except OutOfStep:
+        recorder.close()
+        return rebuild(ledger, path, batch_size=batch_size, progress=progress, stop=stop)
     finally:
         recorder.close()
+
+
+class OutOfStep(Exception):
+    """The views' tracked position disagrees with their rows or the store (the tracking row
+    was edited or deleted, or the store lost its tail): `project` rebuilds instead of looping."""
 
 
 def rebuild(
@@ -114,6 +122,8 @@ def follow(
     name = app.name
     end = stop if stop is not None else app.recorder.max_notification_id() or 0
     position = recorder.max_tracking_id(name) or 0
+    if position > (app.recorder.max_notification_id() or 0):
+        raise OutOfStep(f"tracked at {position:,}, past the store's end")
     owners: Owners | None = None  # loaded once there is something to project
     while position < end:
         notifications = app.recorder.select_notifications(
@@ -127,8 +137,12 @@ def follow(
             recorder.record(batch, Tracking(name, last), finisher(batch))
         except (IntegrityError, sqlite3.IntegrityError):
             # Another follower recorded this position first: resume from where it got to.
-            position = recorder.max_tracking_id(name) or 0
-            owners = None
+            # If none did (the position did not move), the rows were there but the tracking
+            # record was not: edited or deleted by hand.
+            moved = recorder.max_tracking_id(name) or 0
+            if moved <= position:
+                raise OutOfStep(f"rows past notification {position:,} exist untracked") from None
+            position, owners = moved, None
             continue
         position = last
         if progress is not None:

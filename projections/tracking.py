@@ -126,16 +126,22 @@ class ViewRecorder(SQLiteTrackingRecorder):
         }
 
     def clear(self, application_name: str) -> None:
-        """Drop every view table and forget the position: the next run starts from 0. The
-        tables come back empty, but for derived tables and late indexes, which the next
-        `create_table` (the rebuild's last step, or the next opening of the file) creates."""
+        """Drop every view table, SQL view and trigger, and forget the position: the next run
+        starts from 0. The tables and SQL views come back as the code defines them, but for
+        derived tables and late indexes, which the next `create_table` (the rebuild's last
+        step, or the next opening of the file) creates."""
         with self.datastore.transaction(commit=True) as c:
             db = wrap(c)
+            c.execute("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger')")
+            for kind, name in c.fetchall():  # redefined or foreign: made anew from code
+                c.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
             for table in self.tables:
                 c.execute(f'DROP TABLE IF EXISTS "{table.name}"')
             for table in self.tables:
                 if table.derive is None:
                     table.create(db, indexes=not table.index_late)
+            for view in self.sql_views:
+                c.execute(view.create_sql())
             c.execute("DELETE FROM tracking WHERE application_name = ?", (application_name,))
 
     def close(self) -> None:

@@ -19,6 +19,7 @@ from projections import (
     lineage,
     market,
     quarterly,
+    read_side,
     runner,
 )
 
@@ -47,6 +48,10 @@ class Views:
 
     def verify(self) -> list[str]:
         return invariants.verify(self.ledger, self.path)
+
+    def check_read_side(self) -> list[str]:
+        """The views file's SQL definitions and tracking, before anything is projected."""
+        return read_side.check_read_side(self.ledger, self.path)
 
     def _db(self) -> Database:
         self.project()

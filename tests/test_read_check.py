@@ -26,7 +26,7 @@ def postgres_recorder(schema: str) -> ApplicationRecorder:
     import psycopg
     from eventsourcing.postgres import PostgresDatastore
 
-    from ledger.postgres_recorder import CheckedPostgresRecorder
+    from ledger.postgres_recorder import LedgerPostgresRecorder
 
     assert POSTGRES_URL is not None
     with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
@@ -35,7 +35,7 @@ def postgres_recorder(schema: str) -> ApplicationRecorder:
     datastore = PostgresDatastore(url.path.lstrip("/"), url.hostname or "localhost",
                                   url.port or 5432, url.username or "", url.password or "",
                                   schema=schema)
-    recorder = CheckedPostgresRecorder(datastore, events_table_name="stored_events")
+    recorder = LedgerPostgresRecorder(datastore, events_table_name="stored_events")
     recorder.create_table()
     return recorder
 
@@ -81,7 +81,7 @@ def test_a_save_whose_read_moved_is_a_conflict_and_stores_nothing(
 
 
 @needs_postgres
-class TestCheckedPostgresRecorder(base.ApplicationRecorderTestCase):
+class TestLedgerPostgresRecorder(base.ApplicationRecorderTestCase):
     """The library's ApplicationRecorderTestCase, on our PostgreSQL recorder."""
 
     def setUp(self) -> None:

@@ -1,0 +1,332 @@
+"""`audit`: check every fact the write side stores, in one pass over the notification log.
+
+- Each aggregate's hash chain (ledger/chain.py): an edited, deleted, reordered or inserted event.
+- The notification sequence: on SQLite, where ids have no gaps but deleted rows, a missing id.
+- The head rows (ledger/heads.py): each equals the fold of the log up to it; the last one is at
+  the last notification (events after it were added outside the ledger; a head past the end
+  means a deleted tail); with a public key, every head since signing began carries that key's
+  valid signature, and the last head is signed.
+- `head.json` (ledger/head_file.py) and an exported head: the store still holds them.
+- Command records: each directly follows exactly the events it names (ledger/command_log.py).
+- Snapshots: each equals the replay of its aggregate's events up to its version.
+
+Every problem names where it is (aggregate, version, notification id, table and row).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import orjson
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from eventsourcing.application import Application
+from eventsourcing.domain import Snapshot
+from eventsourcing.persistence import Notification
+
+from ledger.chain import GENESIS, SEAL_KEY, Links, fold, notifications
+from ledger.command_log import CommandRecord, event_name
+from ledger.head_file import read_head_file
+from ledger.heads import TABLE as HEADS_TABLE
+from ledger.heads import Head
+from ledger.signing import fingerprint, signature_holds
+from ledger.snapshot_seal import seal_problem
+
+PAGE = 1_000
+WINDOW = 256  # the most events one command stores, and more
+
+
+def query(app: Application[UUID], sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Rows of one read-only SQL statement on the event store (SQLite or PostgreSQL)."""
+    sqlite = "SQLITE_DBNAME" in app.env
+    with app.recorder.datastore.transaction(commit=False) as c:  # type: ignore[attr-defined]
+        c.execute(sql if sqlite else sql.replace("?", "%s"), params)
+        return [tuple(r.values()) if isinstance(r, dict) else tuple(r) for r in c.fetchall()]
+
+
+def heads_table(app: Application[UUID]) -> str:
+    return str(getattr(getattr(app.recorder, "heads", None), "table", HEADS_TABLE))
+
+
+def bounds(app: Application[UUID]) -> tuple[int, int]:
+    """(last notification id, last head row id) read in one transaction: what is committed
+    after it (by writers running while verify does) is left out, consistently."""
+    sqlite = "SQLITE_DBNAME" in app.env
+    recorder: Any = app.recorder
+    events = recorder.events_table_name if sqlite else (
+        f'"{recorder.datastore.schema}"."{recorder.events_table_name}"')
+    column = "rowid" if sqlite else "notification_id"
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute(f"SELECT MAX({column}) AS n FROM {events}")
+        end = first_value(c.fetchone())
+        try:
+            c.execute(f"SELECT MAX(notification_id) AS n FROM {heads_table(app)}")
+            last_head = first_value(c.fetchone())
+        except Exception:  # a store begun before heads existed has no table
+            last_head = 0
+    return end, last_head
+
+
+def first_value(row: Any) -> int:
+    value = (list(row.values()) if isinstance(row, dict) else list(row))[0] if row else None
+    return int(value or 0)
+
+
+def stored_heads(app: Application[UUID], upto: int | None = None) -> Iterator[Head]:
+    """Every head row (up to `upto`) in notification id order, page by page (none if the
+    table is missing)."""
+    after = -1
+    table = heads_table(app)
+    limit = "" if upto is None else f" AND notification_id <= {int(upto)}"
+    while True:
+        try:
+            rows = query(app, f"SELECT notification_id, hash, key, signature FROM {table} "
+                              f"WHERE notification_id > ?{limit} ORDER BY notification_id "
+                              "LIMIT ?", (after, PAGE))
+        except Exception:
+            return
+        for row in rows:
+            yield Head(int(row[0]), str(row[1]), row[2], row[3])
+        if len(rows) < PAGE:
+            return
+        after = int(rows[-1][0])
+
+
+class Audit:
+    """One pass over the log; `problems` lists what is wrong, each located."""
+
+    def __init__(self, app: Application[UUID], public_key: Ed25519PublicKey | None,
+                 exported: dict[str, Any] | None) -> None:
+        self.app = app
+        self.public_key = public_key
+        self.problems: list[str] = []
+        self.links = Links()
+        self.recent: deque[tuple[str, str]] = deque(maxlen=WINDOW)  # (event name, topic)
+        self.running = GENESIS
+        self.last_id = 0
+        kept = read_head_file(app)  # before the bounds: a writer commits, then writes it
+        self.end, heads_end = bounds(app)
+        self.heads = stored_heads(app, heads_end)
+        self.head: Head | None = next(self.heads, None)
+        self.first_head = self.head.notification_id if self.head else None
+        self.last_head: Head | None = None
+        self.signed_from: int | None = None  # the first and last heads with a valid signature
+        self.signed_upto: int | None = None
+        #: heads kept elsewhere: notification id → (label, head)
+        self.kept: dict[int, list[tuple[str, dict[str, Any]]]] = {}
+        self.sqlite = "SQLITE_DBNAME" in app.env
+        if exported is not None:
+            self.keep("the exported head", exported)
+        if isinstance(kept, str):
+            self.problems.append(kept)
+        elif kept is not None:
+            self.keep("head.json", kept)
+
+    def keep(self, label: str, head: dict[str, Any]) -> None:
+        self.kept.setdefault(int(head["notification_id"]), []).append((label, head))
+
+    def run(self) -> list[str]:
+        for note in notifications(self.app, self.end):
+            self.step(note)
+        self.after_last()
+        self.problems.extend(check_snapshots(self.app))
+        return self.problems
+
+    def step(self, note: Notification) -> None:
+        if self.sqlite and note.id != self.last_id + 1:
+            gap = (f"notification {self.last_id + 1:,}" if note.id == self.last_id + 2
+                   else f"notifications {self.last_id + 1:,}-{note.id - 1:,}")
+            self.problems.append(f"{gap} missing from stored_events: deleted")
+        self.heads_before(note.id)
+        self.running = fold(self.running, note)
+        self.last_id = note.id
+        self.check_event(note)
+        self.check_heads_at(note.id)
+
+    def check_event(self, note: Notification) -> None:
+        state, problem = self.links.step(note)
+        if problem:
+            self.problems.append(problem)
+        if state is not None and note.topic == CommandRecord.Applied.TOPIC:
+            self.check_record(note, state)
+        self.recent.append((event_name(note.originator_id, note.originator_version),
+                            note.topic))
+
+    def check_record(self, note: Notification, state: dict[str, Any]) -> None:
+        """A command record directly follows the events it names, and names some."""
+        label = f"command record {state.get('client_id')!r} (notification {note.id:,})"
+        named = state.get("events")
+        if named is None:
+            if self.first_head is not None and note.id > self.first_head:
+                self.problems.append(f"{label}: names no events, yet was stored after this "
+                                     "store began keeping heads: forged")
+            return
+        if not (isinstance(named, list) and named and all(isinstance(n, str) for n in named)):
+            self.problems.append(f"{label}: its list of events is malformed: forged or edited")
+            return
+        before = list(self.recent)[-len(named):] if len(named) <= len(self.recent) else None
+        if before is None or [name for name, _ in before] != named or any(
+                topic == CommandRecord.Applied.TOPIC for _, topic in before):
+            self.problems.append(
+                f"{label}: the events it names ({', '.join(named[:3])}"
+                f"{'…' if len(named) > 3 else ''}) are not the ones stored just before it: "
+                "forged, or its events deleted or moved")
+
+    def heads_before(self, notification_id: int) -> None:
+        """Head rows (and kept heads) at ids below this notification name deleted events."""
+        while self.head is not None and self.head.notification_id < notification_id:
+            if self.head.notification_id > self.last_id:
+                self.problems.append(
+                    f"{HEADS_TABLE} row at notification {self.head.notification_id:,}: "
+                    "that notification is missing: deleted")
+            self.next_head()
+        for kept_id in [k for k in self.kept if self.last_id < k < notification_id]:
+            for label, _ in self.kept.pop(kept_id):
+                self.problems.append(f"{label} is at notification {kept_id:,}, which the "
+                                     "store no longer holds: deleted")
+
+    def check_heads_at(self, notification_id: int) -> None:
+        if self.head is not None and self.head.notification_id == notification_id:
+            head = self.head
+            if head.hash != self.running:
+                self.problems.append(
+                    f"{HEADS_TABLE} row at notification {notification_id:,}: stored head "
+                    f"{head.hash[:16]}…, recomputed {self.running[:16]}…: history up to it "
+                    "changed, or the head row was edited")
+            self.check_signature(head)
+            self.last_head = head
+            self.next_head()
+        for label, kept in self.kept.pop(notification_id, []):
+            if kept["hash"] != self.running:
+                self.problems.append(
+                    f"{label} at notification {notification_id:,} was {kept['hash']}, "
+                    f"recomputed {self.running}: history up to that point changed")
+            if self.public_key is not None and kept.get("signature") is not None and not (
+                    signature_holds(self.public_key, kept)):
+                self.problems.append(f"{label}: its signature does not hold under "
+                                     f"{fingerprint(self.public_key)}")
+
+    def check_signature(self, head: Head) -> None:
+        if self.public_key is None:
+            return
+        where_ = f"{HEADS_TABLE} row at notification {head.notification_id:,}"
+        if head.signature is None:
+            if self.signed_from is not None:
+                self.problems.append(f"{where_}: not signed, after signing began at "
+                                     f"notification {self.signed_from:,}: written without the key")
+            return
+        if not signature_holds(self.public_key, head.to_dict()):
+            self.problems.append(f"{where_}: signature does not hold under "
+                                 f"{fingerprint(self.public_key)}: forged or edited")
+        else:
+            self.signed_upto = head.notification_id
+            if self.signed_from is None:
+                self.signed_from = head.notification_id
+
+    def next_head(self) -> None:
+        self.head = next(self.heads, None)
+
+    def after_last(self) -> None:
+        """What the end of the log says: a deleted tail, or events no head covers."""
+        while self.head is not None:
+            self.problems.append(
+                f"{HEADS_TABLE} row at notification {self.head.notification_id:,} is past the "
+                f"last stored notification ({self.last_id:,}): the tail was deleted")
+            self.next_head()
+        for kept_id, kept in sorted(self.kept.items()):
+            for label, _ in kept:
+                self.problems.append(
+                    f"{label} is at notification {kept_id:,}, past the last stored "
+                    f"notification ({self.last_id:,}): the store was truncated")
+        covered = self.last_head.notification_id if self.last_head else 0
+        if self.first_head is not None and self.last_id > covered:
+            self.problems.append(
+                f"notifications {covered + 1:,}-{self.last_id:,} are covered by no head row: "
+                "stored outside the ledger")
+        if self.public_key is not None:
+            if self.signed_upto is None:
+                self.problems.append(
+                    f"no head signed by {fingerprint(self.public_key)} covers the store: "
+                    "nothing it holds is proven")
+            elif self.signed_upto < self.last_id:
+                self.problems.append(
+                    f"notifications {self.signed_upto + 1:,}-{self.last_id:,} are covered by no "
+                    "signed head: added without the key")
+
+
+def audit(app: Application[UUID], public_key: Ed25519PublicKey | None = None,
+          exported: dict[str, Any] | None = None) -> list[str]:
+    """Every stored fact that does not hold, each located; an empty list means all hold."""
+    return Audit(app, public_key, exported).run()
+
+
+def check_snapshots(app: Application[UUID]) -> list[str]:
+    """Each stored snapshot equals the replay of its aggregate's events up to its version."""
+    store = app.snapshots
+    if store is None:
+        return []
+    table = store.recorder.events_table_name  # type: ignore[attr-defined]
+    schema = getattr(app.recorder.datastore, "schema", None)  # type: ignore[attr-defined]
+    qualified = f'"{schema}"."{table}"' if schema and "SQLITE_DBNAME" not in app.env else table
+    problems: list[str] = []
+    for (oid_value,) in query(app, f"SELECT DISTINCT originator_id FROM {qualified}"):
+        oid = oid_value if isinstance(oid_value, UUID) else UUID(str(oid_value))
+        problems.extend(check_aggregate_snapshots(app, oid, table))
+    return problems
+
+
+def check_aggregate_snapshots(app: Application[UUID], oid: UUID, table: str) -> list[str]:
+    """Replay one aggregate's events once, comparing at each of its snapshots' versions."""
+    stored = {row.originator_version: row for row in store_rows(app, oid)}
+    problems: list[str] = []
+    aggregate: Any = None
+    name = f"aggregate {oid}"
+    try:
+        for event in app.events.get(oid):
+            aggregate = event.mutate(aggregate)  # type: ignore[attr-defined]
+            if aggregate is not None and hasattr(aggregate, "party_id"):
+                name = f"party {aggregate.party_id}"
+            row = stored.pop(event.originator_version, None)
+            if row is not None:
+                problem = compare(app, aggregate, row)
+                if problem:
+                    problems.append(f"{table} row of {name} at version "
+                                    f"{event.originator_version:,}: {problem}")
+    except Exception as exc:
+        problems.append(f"{name}: its events cannot be replayed ({type(exc).__name__}: {exc})")
+        return problems
+    for version in sorted(stored):
+        problems.append(f"{table} row of {name} at version {version:,}: the aggregate has no "
+                        "event at that version: inserted, or its events deleted")
+    return problems
+
+
+def store_rows(app: Application[UUID], oid: UUID) -> list[Any]:
+    assert app.snapshots is not None
+    return list(app.snapshots.recorder.select_events(oid))
+
+
+def compare(app: Application[UUID], aggregate: Any, row: Any) -> str | None:
+    """What differs between a stored snapshot and the replayed aggregate, if anything."""
+    try:
+        stored = orjson.loads(row.state)
+        stored_state = stored["state"]
+    except (ValueError, TypeError, KeyError):
+        return "stored state is not a snapshot's JSON"
+    taken = Snapshot.take(aggregate)
+    replayed = orjson.loads(app.mapper.transcoder.encode(taken.state))
+    if stored.get("topic") != taken.topic:
+        return "names another aggregate class"
+    if not isinstance(stored_state, dict) or stored_state != replayed:
+        keys = sorted(k for k in set(replayed) | set(stored_state if isinstance(
+            stored_state, dict) else {}) if not isinstance(stored_state, dict) or
+            stored_state.get(k) != replayed.get(k))
+        return f"differs from the replay of its events in {', '.join(keys)}: edited"
+    if SEAL_KEY in stored:
+        chain = app.mapper.chain_at(row.originator_id, row.originator_version)  # type: ignore[attr-defined]
+        problem = seal_problem(row, chain, None)
+        if problem:
+            return f"its seal does not hold ({problem}): edited"
+    return None

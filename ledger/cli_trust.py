@@ -1,0 +1,130 @@
+"""The `rin` commands of trust: `keygen` and `verify` (chains, heads, signatures, snapshots,
+command records, the read side). Exit codes of verify: 0 all holds, 1 something is broken
+(each listed with where it is), 2 bad arguments, 3 the store cannot be read."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from eventsourcing.persistence import PersistenceError
+
+from ledger.audit import audit
+from ledger.chain import chain_head
+from ledger.cli import STATE, app, err, open_ledger
+from ledger.heads import Head
+from ledger.signing import KeyProblem, load_public
+from projections import VIEWS_FILE, Views
+
+#: what a store that cannot be read raises (a malformed file, a server down)
+UNREADABLE = (PersistenceError, sqlite3.DatabaseError, OSError)
+
+
+@app.command()
+def keygen(path: Annotated[Path, typer.Argument(help="private key file to write (0600)")]
+           ) -> None:
+    """Write an Ed25519 key pair: FILE (private, mode 0600) and FILE.pub (public)."""
+    from ledger.signing import fingerprint, load_private
+    from ledger.signing import keygen as write_pair
+
+    try:
+        private, public = write_pair(path)
+    except OSError as exc:
+        err.print(f"cannot write {path}: {exc.strerror}")
+        raise typer.Exit(2) from None
+    err.print(f"wrote {private} (private) and {public}: "
+              f"{fingerprint(load_private(private).public_key())}")
+
+
+def read_head_argument(against: Path) -> dict[str, Any]:
+    """An exported head (`rin verify --head`), or exit 2 naming what is wrong with it."""
+    try:
+        head = json.loads(against.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        err.print(f"--against {against}: not a head printed by `rin verify --head` ({exc})")
+        raise typer.Exit(2) from None
+    if not (isinstance(head, dict) and type(head.get("notification_id")) is int
+            and isinstance(head.get("hash"), str)):
+        err.print(f"--against {against}: needs notification_id (integer) and hash (string)")
+        raise typer.Exit(2)
+    return head
+
+
+def current_head(ledger: Any) -> dict[str, Any]:
+    """The head over the whole log; signed by the configured key, else carrying the signature
+    of the stored head row at the same point, if that row is signed and agrees."""
+    head = chain_head(ledger.app)
+    if ledger.signer is not None:
+        return Head(head["notification_id"], head["hash"], ledger.signer.fingerprint,
+                    ledger.signer.sign(head["notification_id"], head["hash"])).to_dict()
+    from ledger.audit import stored_heads
+
+    for stored in stored_heads(ledger.app):
+        if stored.notification_id == head["notification_id"] and stored.hash == head["hash"]:
+            return stored.to_dict()
+    return head
+
+
+@app.command()
+def verify(
+    head: Annotated[bool, typer.Option(
+        "--head", help="print the ledger-wide chain head as JSON, for an auditor to keep")] = False,
+    against: Annotated[Path | None, typer.Option(
+        "--against", help="a head printed earlier by --head: prove history up to it unchanged",
+    )] = None,
+    public_key: Annotated[Path | None, typer.Option(
+        "--public-key", help="FILE.pub of `rin keygen`: check every head's signature")] = None,
+) -> None:
+    """Check every stored fact and the invariants; exit 0 only if all hold (1 broken, 2 bad
+    arguments, 3 the store cannot be read)."""
+    exported = read_head_argument(against) if against else None
+    try:
+        public = load_public(public_key) if public_key else None
+    except KeyProblem as exc:
+        err.print(f"--public-key: {exc}")
+        raise typer.Exit(2) from None
+    try:
+        problems = run_verify(head, exported, public)
+    except UNREADABLE as exc:
+        err.print(f"the store cannot be read: {type(exc).__name__}: {exc}")
+        raise typer.Exit(3) from None
+    if problems is None:
+        return
+    for problem in problems:
+        typer.echo(problem)
+    if problems:
+        err.print(f"{len(problems):,} problem(s) found")
+        raise typer.Exit(1)
+    err.print("all stored facts and invariants hold")
+
+
+def run_verify(head: bool, exported: dict[str, Any] | None, public: Any) -> list[str] | None:
+    """The problems found (None after printing the head for --head)."""
+    with open_ledger() as ledger:
+        if head:
+            typer.echo(json.dumps(current_head(ledger)))
+            return None
+        with err.status("checking chains, heads, command records and snapshots") as status:
+            problems = audit(ledger.app, public, exported)
+            views = Views(ledger, STATE["data"] / VIEWS_FILE)
+            problems += views.check_read_side()
+            if not problems:  # replay only history that holds: tampered bytes may not decode
+                status.update("replaying every event and rebuilding the views to compare")
+                problems = replay(views)
+        return problems
+
+
+def replay(views: Views) -> list[str]:
+    """The invariants' problems; a stored state that links and parses but is not what the
+    ledger writes (possible only by recomputing every chain and head) may still fail to
+    decode: that is a problem found, not a crash."""
+    try:
+        return views.verify()
+    except UNREADABLE:
+        raise
+    except Exception as exc:  # whatever a forged state makes the replay raise
+        return [f"replaying the events failed: {type(exc).__name__}: {exc} (a stored state "
+                "the ledger never writes, with its chains and heads recomputed)"]

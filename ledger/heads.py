@@ -1,0 +1,121 @@
+"""Head rows: the ledger-wide chain head after each committed transaction, stored with it.
+
+Each transaction that stores events also stores, in the SAME database transaction, one row of
+`rin_heads`: its last notification id, the head there (`chain.fold` of every notification up to
+it, so it equals `chain_head(app, id)`), and, when a key is configured, the key's fingerprint
+and its Ed25519 signature of (id, head). Inserts are serialized by the store (SQLite's write
+lock, taken by the events' INSERT before anything here is read; PostgreSQL's table lock), so
+each row folds onto the previous one. A store whose last head is signed refuses, inside the
+transaction, events from a writer without that key (`KeyRequired`). `verify` recomputes every
+row, checks the signatures, and finds a deleted tail by the last row (ledger/audit.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import orjson
+from eventsourcing.persistence import Notification, StoredEvent
+
+from ledger.chain import GENESIS, fold
+from ledger.signing import KeyRequired, Signer, StoreRefused
+
+TABLE = "rin_heads"
+COLUMNS = "(notification_id {id} PRIMARY KEY, hash TEXT NOT NULL, key TEXT, signature TEXT)"
+CREATE_SQLITE = f"CREATE TABLE IF NOT EXISTS {TABLE} {COLUMNS.format(id='INTEGER')}"
+
+
+def create_postgres(table: str) -> str:
+    return f"CREATE TABLE IF NOT EXISTS {table} {COLUMNS.format(id='BIGINT')}"
+
+
+@dataclass(frozen=True)
+class Head:
+    """The head after notification `notification_id`, signed or not."""
+
+    notification_id: int
+    hash: str
+    key: str | None = None
+    signature: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"notification_id": self.notification_id, "hash": self.hash}
+        if self.signature is not None:
+            out.update(key=self.key, signature=self.signature)
+        return out
+
+
+class StoreTruncated(StoreRefused):
+    """New events got notification ids at or below the last head: the store lost its tail."""
+
+    exit_code = 3
+
+    def __init__(self, head: int, first: int) -> None:
+        super().__init__(
+            f"the store's last head is at notification {head:,} but new events got ids from "
+            f"{first:,}: events after it were deleted; nothing written (run `rin verify`)"
+        )
+
+
+#: runs one SQL statement with parameters and returns every row as a tuple
+Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
+
+
+class HeadWriter:
+    """Writes the head row of a transaction; remembers, per thread, the last one written."""
+
+    def __init__(self, table: str = TABLE, marker: str = "?") -> None:
+        self.signer: Signer | None = None
+        self.table = table  # qualified by the schema on PostgreSQL
+        self._marker = marker  # the driver's parameter marker: ? (sqlite3) or %s (psycopg)
+        self._last = threading.local()
+
+    @property
+    def last(self) -> Head | None:
+        """The head this thread's last transaction wrote (valid once it has committed)."""
+        return getattr(self._last, "head", None)
+
+    def record(self, query: Query, ids: Sequence[int], stored: Sequence[StoredEvent],
+               gap: Callable[[int, int], list[Notification]]) -> Head:
+        """Fold this transaction's events onto the last head and store the new head row.
+
+        `gap(after, before)` returns notifications stored between the last head and this
+        transaction's first (a store begun by release 1, which wrote no heads)."""
+        rows = query(f"SELECT notification_id, hash, key FROM {self.table} "
+                     "ORDER BY notification_id DESC LIMIT 1", ())
+        after, head, key = (int(rows[0][0]), str(rows[0][1]), rows[0][2]) if rows else (
+            0, GENESIS, None)
+        signer = self.signer
+        if key is not None and (signer is None or signer.fingerprint != key):
+            raise KeyRequired(str(key), signer.fingerprint if signer else None)
+        if ids[0] <= after:
+            raise StoreTruncated(after, ids[0])
+        for missed in gap(after, ids[0]):
+            head = fold(head, missed)
+        for notification_id, event in zip(ids, stored, strict=True):
+            head = fold(head, Notification(
+                id=notification_id, originator_id=event.originator_id,
+                originator_version=event.originator_version, topic=event.topic,
+                state=event.state,
+            ), orjson.loads)  # written by the ledger's mapper a moment ago
+        last = ids[-1]
+        new = Head(last, head, signer.fingerprint, signer.sign(last, head)) if signer else Head(
+            last, head)
+        m = self._marker
+        query(f"INSERT INTO {self.table} (notification_id, hash, key, signature) "
+              f"VALUES ({m}, {m}, {m}, {m})", (new.notification_id, new.hash, new.key,
+                                              new.signature))
+        self._last.head = new
+        return new
+
+
+def notification(row: Sequence[Any]) -> Notification:
+    """A notification from a raw (id, originator_id, version, topic, state) row."""
+    oid = row[1] if isinstance(row[1], UUID) else UUID(str(row[1]))
+    state = row[4].encode() if isinstance(row[4], str) else bytes(row[4])
+    return Notification(id=int(row[0]), originator_id=oid, originator_version=int(row[2]),
+                        topic=str(row[3]), state=state)

@@ -1,0 +1,115 @@
+"""Snapshot seals: a snapshot is used to decide a command only if it is bound to the event chain.
+
+A snapshot is a cache of an aggregate's state at a version. When stored it gets a `seal`: the
+chain of its aggregate's event at that version (ledger/chain.py), the SHA-256 of its own
+stored bytes, and, with a key configured, an HMAC-SHA256 of both under a key derived from
+the signing key (ledger/signing.py). On load, a snapshot whose seal is missing or does not hold
+(state edited, event chain changed, MAC wrong or absent while a key is configured) is ignored:
+the aggregate is replayed from its events instead. Without a key the seal is a digest anyone
+can recompute, so it stops edits that do not recompute it; `verify` compares every snapshot
+with the replay of its events either way (ledger/audit.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import orjson
+from eventsourcing.domain import CanSnapshotAggregate, DomainEventProtocol
+from eventsourcing.persistence import EventStore, StoredEvent
+
+from ledger.chain import SEAL_KEY, ChainMapper
+from ledger.signing import Signer
+
+MARK = b',"' + SEAL_KEY.encode() + b'":'
+
+
+def body_digest(body: bytes) -> str:
+    """SHA-256 of a snapshot's stored bytes without its seal (any byte changed changes it)."""
+    return hashlib.sha256(body).hexdigest()
+
+
+def mac_message(version: int, chain: str, digest: str) -> bytes:
+    return orjson.dumps(["rin-ledger snapshot v1", version, chain, digest])
+
+
+def sealed(stored: StoredEvent, chain: str, signer: Signer | None) -> StoredEvent:
+    """The stored snapshot with its seal appended as the state's last key: the snapshot's
+    bytes are hashed as they are, so loading one needs no second parse."""
+    body = bytes(stored.state)
+    digest = body_digest(body)
+    seal: dict[str, Any] = {"chain": chain, "digest": digest}
+    if signer is not None:
+        seal.update(key=signer.fingerprint,
+                    mac=signer.mac(mac_message(stored.originator_version, chain, digest)))
+    return StoredEvent(originator_id=stored.originator_id,
+                       originator_version=stored.originator_version, topic=stored.topic,
+                       state=body[:-1] + MARK + orjson.dumps(seal) + b"}")
+
+
+def split(state: bytes | str) -> tuple[bytes, Any]:
+    """(the snapshot's bytes as stored before sealing, its seal), or (the bytes, None)."""
+    raw = state.encode() if isinstance(state, str) else bytes(state)
+    at = raw.rfind(MARK)
+    if at < 0:
+        return raw, None
+    try:
+        return raw[:at] + b"}", orjson.loads(raw[at + len(MARK):-1])
+    except ValueError:
+        return raw, None
+
+
+def seal_problem(stored: StoredEvent, event_chain: str | None, signer: Signer | None) -> str | None:
+    """Why the stored snapshot must not be used, or None if its seal holds.
+
+    `event_chain` is the stored chain of the aggregate's event at the snapshot's version."""
+    body, seal = split(stored.state)
+    if not isinstance(seal, dict):
+        return "no seal"
+    digest = body_digest(body)
+    if seal.get("digest") != digest:
+        return "state differs from its seal's digest: edited"
+    if event_chain is None or seal.get("chain") != event_chain:
+        return "seal names a chain the event at its version does not have"
+    if signer is not None:
+        expected = signer.mac(mac_message(stored.originator_version, event_chain, digest))
+        if not hmac.compare_digest(str(seal.get("mac", "")), expected):
+            return f"MAC does not hold under {signer.fingerprint}"
+    return None
+
+
+class SealedSnapshots(EventStore[UUID]):
+    """The snapshot store: only snapshots whose seal holds come out of `get`."""
+
+    def __init__(self, store: EventStore[UUID], mapper: SealingMapper) -> None:
+        super().__init__(store.mapper, store.recorder)
+        self._sealer = mapper
+
+    def get(self, originator_id: UUID, *, gt: int | None = None, lte: int | None = None,
+            desc: bool = False, limit: int | None = None,
+            ) -> Iterator[DomainEventProtocol[UUID]]:
+        rows = self.recorder.select_events(originator_id=originator_id, gt=gt, lte=lte,
+                                           desc=desc, limit=limit)
+        signer = self._sealer.signer
+        for row in rows:
+            if seal_problem(row, self._sealer.chain_at(originator_id, row.originator_version),
+                            signer) is None:
+                yield self.mapper.to_domain_event(row)
+
+
+
+class SealingMapper(ChainMapper):
+    """The chain mapper, sealing each snapshot it stores; `signer` is the key in use, if any."""
+
+    signer: Signer | None = None
+
+    def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
+        stored = super().to_stored_event(domain_event)
+        if not isinstance(domain_event, CanSnapshotAggregate):
+            return stored
+        chain = self.chain_at(stored.originator_id, stored.originator_version)
+        return sealed(stored, chain, self.signer)
