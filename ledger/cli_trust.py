@@ -15,12 +15,13 @@ from eventsourcing.persistence import PersistenceError
 from ledger.audit import audit
 from ledger.chain import chain_head
 from ledger.cli import STATE, app, err, open_ledger
+from ledger.errors import StoreError
 from ledger.heads import Head
 from ledger.signing import KeyProblem, load_public
 from projections import VIEWS_FILE, Views
 
 #: what a store that cannot be read raises (a malformed file, a server down)
-UNREADABLE = (PersistenceError, sqlite3.DatabaseError, OSError)
+UNREADABLE = (StoreError, PersistenceError, sqlite3.DatabaseError, OSError)
 
 
 @app.command()

@@ -79,12 +79,12 @@ class HeadWriter:
         """The head this thread's last transaction wrote (valid once it has committed)."""
         return getattr(self._last, "head", None)
 
-    def record(self, query: Query, ids: Sequence[int], stored: Sequence[StoredEvent],
-               gap: Callable[[int, int], list[Notification]]) -> Head:
-        """Fold this transaction's events onto the last head and store the new head row.
-
-        `gap(after, before)` returns notifications stored between the last head and this
-        transaction's first (a store begun by release 1, which wrote no heads)."""
+    def admit(self, query: Query, last_stored_sql: str | None = None) -> None:
+        """In the writing transaction, before `record`: refuse a writer without the key the
+        store's heads are signed with (`KeyRequired`), and, given `last_stored_sql` (run before
+        the insert), a store whose tail was deleted (its last head is past the last stored
+        event: `StoreTruncated`). On PostgreSQL this must run before the insert: the library
+        commits what was inserted even when a later hook raises."""
         rows = query(f"SELECT notification_id, hash, key FROM {self.table} "
                      "ORDER BY notification_id DESC LIMIT 1", ())
         after, head, key = (int(rows[0][0]), str(rows[0][1]), rows[0][2]) if rows else (
@@ -92,6 +92,22 @@ class HeadWriter:
         signer = self.signer
         if key is not None and (signer is None or signer.fingerprint != key):
             raise KeyRequired(str(key), signer.fingerprint if signer else None)
+        if last_stored_sql is not None:
+            stored = query(last_stored_sql, ())
+            last_stored = int(stored[0][0]) if stored and stored[0][0] is not None else 0
+            if last_stored < after:
+                raise StoreTruncated(after, last_stored + 1)
+        self._last.base = (after, head)
+
+    def record(self, query: Query, ids: Sequence[int], stored: Sequence[StoredEvent],
+               gap: Callable[[int, int], list[Notification]]) -> Head:
+        """Fold this transaction's events onto the last head (read by `admit`, which must run
+        first in the same transaction) and store the new head row.
+
+        `gap(after, before)` returns notifications stored between the last head and this
+        transaction's first (a store begun by release 1, which wrote no heads)."""
+        after, head = self._last.base
+        signer = self.signer
         if ids[0] <= after:
             raise StoreTruncated(after, ids[0])
         for missed in gap(after, ids[0]):

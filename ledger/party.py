@@ -28,6 +28,13 @@ class Party(Aggregate):
     """A registered party (§80.1450) and everything it owns."""
 
     TOPIC = "rin_ledger:Party"
+    class_version = 2
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A release-1 snapshot's state: it still counted obligated-party separations, which
+        the §80.1429(b)(7) limit now reads from the party's history instead."""
+        state.pop("separated_as_obligated", None)
 
     @staticmethod
     @lru_cache(maxsize=16_384)

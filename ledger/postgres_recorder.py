@@ -9,7 +9,9 @@ tests/red_team/test_signed_stores.py):
   after the library's EXCLUSIVE table lock, so nothing it checked can move before the commit;
 - `_fetch_ids_after_insert_events` runs in the same transaction, after the table lock, and is
   the first point where the notification ids are known: the head row must be written there, or
-  a crash between the two would leave events no head covers.
+  a crash between the two would leave events no head covers. An exception raised there does
+  NOT roll the events back (9.5.6 catches it inside `conn.transaction()` and re-raises it after
+  the commit), so every refusal (read check, key, truncation) runs before the insert.
 The library's optional database functions (POSTGRES_ENABLE_DB_FUNCTIONS) bypass both hooks, so
 this recorder refuses to start with them on.
 """
@@ -50,6 +52,8 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         # reads every commit made before (READ COMMITTED). A failed check inserts nothing.
         self._lock_table(curs)
         check_unchanged(unchanged, lambda chunk: self._latest(curs, chunk))
+        self.heads.admit(self._query(curs), f'SELECT MAX(notification_id) FROM '
+                         f'"{self.datastore.schema}"."{self.events_table_name}"')
         super()._insert_stored_events(curs, stored_events, **kwargs)
 
     def _fetch_ids_after_insert_events(

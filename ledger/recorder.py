@@ -80,8 +80,10 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
                 )
             c.execute(self._statement(len(chunk)), params)
             notification_ids += sorted(row[0] for row in c.fetchall())
-        if notification_ids:
-            self.heads.record(query_on(c), notification_ids, stored_events, self._gap(c))
+        if notification_ids:  # after the inserts, holding SQLite's write lock; a refusal here
+            query = query_on(c)  # rolls the whole transaction back
+            self.heads.admit(query)
+            self.heads.record(query, notification_ids, stored_events, self._gap(c))
         return notification_ids
 
     def _gap(self, c: SQLiteCursor) -> Any:
