@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ledger.json_lines import RefusedLine, file_lines
 from ledger.ledger import Ledger, Result
 
 app = typer.Typer(
@@ -63,14 +64,15 @@ def open_inputs(files: list[str]) -> list[Any]:
     return streams
 
 
-def read_lines(streams: list[Any]) -> Iterator[tuple[int, bytes]]:
-    """(line number, bytes) of every non-blank line, numbered across the inputs in order."""
+def read_lines(streams: list[Any]) -> Iterator[tuple[int, bytes | RefusedLine]]:
+    """(line number, bytes) of every non-blank line, numbered across the inputs in order; a line
+    over the size limit comes as a `RefusedLine`, never read whole."""
     number = 0
     for stream in streams:
         with stream:
-            for raw in stream:
+            for raw in file_lines(stream):
                 number += 1
-                if raw.strip():
+                if isinstance(raw, RefusedLine) or raw.strip():
                     yield number, raw
 
 
@@ -89,10 +91,10 @@ def apply_lines(ledger: Ledger, files: list[str], quiet: bool, as_json: bool) ->
         task = bar.add_task("apply", total=size or None, rate="")
         started = time.monotonic()
 
-        def commands() -> Iterator[bytes]:
+        def commands() -> Iterator[bytes | RefusedLine]:
             for number, raw in read_lines(streams):
                 numbered.append(number)
-                bar.advance(task, len(raw))
+                bar.advance(task, len(raw) if isinstance(raw, bytes) else 0)
                 yield raw
 
         for index, result in enumerate(ledger.apply_many(commands())):

@@ -1,0 +1,81 @@
+"""Field types of the transaction-file format, strict (design.md "Refusals are strict").
+
+No coercion: a boolean is never a number, a string never an integer (`"12"`, `"1_000"`), a
+number never a string, a fraction never an integer. Decimal amounts may be a JSON number or a
+plain decimal string (digits, one optional point, optional sign); dates only `YYYY-MM-DD`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field, Strict
+
+FIRST_YEAR, LAST_YEAR = 2008, 2099
+PLAIN_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+MAX_DECIMAL_TEXT = 64  # characters of a decimal string: far beyond any amount's digits
+
+
+def _iso_date(value: object) -> object:
+    """A `date`, or a `YYYY-MM-DD` string of ASCII digits (no week dates, no timestamps), in the
+    years a RIN code can name (YYYY, §80.1425(b))."""
+    if isinstance(value, str):
+        if not ISO_DATE.fullmatch(value):
+            raise ValueError(f"expected a date YYYY-MM-DD, got {value[:40]!r}")
+        try:
+            value = date.fromisoformat(value)
+        except ValueError as exc:
+            raise ValueError(f"not a calendar date: {value!r}") from exc
+    if isinstance(value, date) and not isinstance(value, datetime):
+        if not FIRST_YEAR <= value.year <= LAST_YEAR:
+            raise ValueError(f"year {value.year} is outside {FIRST_YEAR}-{LAST_YEAR}")
+        return value
+    raise ValueError(f"expected a date YYYY-MM-DD, got {type(value).__name__} {repr(value)[:40]}")
+
+
+def _decimal_amount(value: object) -> object:
+    """A finite JSON number (int, float, Decimal) or a plain decimal string; never a boolean,
+    an exponent, an underscore, spaces, NaN or Infinity."""
+    if isinstance(value, bool):
+        raise ValueError("expected a decimal number, got a boolean")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float | Decimal):
+        number = Decimal(repr(value)) if isinstance(value, float) else value
+        if not number.is_finite():
+            raise ValueError(f"expected a finite decimal number, got {value}")
+        return number
+    if isinstance(value, str):
+        if len(value) > MAX_DECIMAL_TEXT or not PLAIN_DECIMAL.fullmatch(value):
+            raise ValueError(
+                f"expected a plain decimal (digits, one optional point, optional sign), "
+                f"got {value[:40]!r}")
+        return Decimal(value)
+    raise ValueError(f"expected a decimal number, got {type(value).__name__}")
+
+
+def _exact_integer(value: object) -> object:
+    """An integer as such: not a boolean, a string of digits or a number with a fraction."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"expected an integer, got {type(value).__name__} {repr(value)[:40]}")
+    return value
+
+
+def _integer_key(value: object) -> object:
+    """A JSON object key naming an integer (JSON keys are strings): ASCII digits only."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 9:
+        return int(value)
+    return _exact_integer(value)
+
+
+IsoDate = Annotated[date, BeforeValidator(_iso_date)]
+WholeNumber = BeforeValidator(_exact_integer)  # for `Literal` integer choices
+Amount = Annotated[Decimal, BeforeValidator(_decimal_amount), Field(allow_inf_nan=False)]
+Integer = Annotated[int, Strict()]
+IntegerKey = Annotated[int, BeforeValidator(_integer_key)]
+Flag = Annotated[bool, Strict()]
+Text = Annotated[str, Strict()]
