@@ -8,6 +8,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -19,6 +20,13 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ledger.cli_failures import (
+    STORE_ERRORS,
+    STORE_FAILED,
+    print_failure,
+    store_failure,
+    store_failures_exit,
+)
 from ledger.json_lines import RefusedLine, file_lines
 from ledger.ledger import Ledger, Result
 
@@ -43,8 +51,12 @@ def main_options(data: DataOpt = None, store: StoreOpt = None) -> None:
     STATE["store"] = store
 
 
-def open_ledger() -> Ledger:
-    return Ledger(STATE["data"], store=STATE["store"])
+@contextmanager
+def open_ledger(note: str = "") -> Iterator[Ledger]:
+    """The ledger on the configured store; a store failure inside exits 3 saying what failed
+    (and `note`)."""
+    with store_failures_exit(err, note), Ledger(STATE["data"], store=STATE["store"]) as ledger:
+        yield ledger
 
 
 class UnreadableInput(Exception):
@@ -97,13 +109,19 @@ def apply_lines(ledger: Ledger, files: list[str], quiet: bool, as_json: bool) ->
                 bar.advance(task, len(raw) if isinstance(raw, bytes) else 0)
                 yield raw
 
-        for index, result in enumerate(ledger.apply_many(commands())):
-            result.line = numbered[index]
-            counts[result.status] += 1
-            report(result, as_json)
-            if index % 1000 == 0:
-                rate = (index + 1) / max(time.monotonic() - started, 1e-6)
-                bar.update(task, rate=f"{index + 1:,} lines, {rate:,.0f} lines/s")
+        last: int | None = None  # the last line whose result is committed and reported
+        try:
+            for index, result in enumerate(ledger.apply_many(commands())):
+                result.line = last = numbered[index]
+                counts[result.status] += 1
+                report(result, as_json)
+                if index % 1000 == 0:
+                    rate = (index + 1) / max(time.monotonic() - started, 1e-6)
+                    bar.update(task, rate=f"{index + 1:,} lines, {rate:,.0f} lines/s")
+        except STORE_ERRORS as error:
+            done = f"line {last}" if last is not None else "none"
+            print_failure(err, f"{store_failure(error)}; last line committed: {done}")
+            return STORE_FAILED
     if not quiet:
         err.print(
             f"{counts['applied']:,} applied, {counts['duplicate']:,} duplicate, "
@@ -137,8 +155,9 @@ def apply(
     as_json: Annotated[bool, typer.Option("--json", help="one result object per line")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
-    """Apply transaction-file lines in order, each atomic; exit 0, 1 (some rejected) or 2."""
-    with open_ledger() as ledger:
+    """Apply transaction-file lines in order, each atomic; exit 0, 1 (some rejected), 2
+    (unreadable input) or 3 (the store failed)."""
+    with open_ledger(note="; last line committed: none") as ledger:
         code = apply_lines(ledger, files, quiet, as_json)
     raise typer.Exit(code)
 
@@ -186,7 +205,7 @@ CsvOpt = Annotated[bool, typer.Option("--csv", help="CSV with a header row")]
 def demo(
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     size: Annotated[int | None, typer.Option(
-        "--size", help="apply a simulated market of this many lines (scripts/simulate.py)"
+        "--size", min=1, help="apply a simulated market of this many lines (scripts/simulate.py)"
     )] = None,
     seed: Annotated[int, typer.Option("--seed", help="the simulated market's seed")] = 1,
 ) -> None:

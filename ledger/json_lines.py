@@ -17,6 +17,7 @@ from typing import IO, Any
 from ledger.errors import InputError
 
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: a real line is a few hundred bytes, a 1,000-way split 10 KB
+MAX_KEYS = 100  # keys in one JSON object: the largest command, `generate`, has 29 fields
 BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 16
 
@@ -51,7 +52,10 @@ def file_lines(stream: IO[bytes]) -> Iterator[bytes | RefusedLine]:
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's keys, refusing one given twice (JSON parsers otherwise keep the last)."""
+    """An object's keys, refusing one given twice (JSON parsers otherwise keep the last), and
+    more keys than any command has fields (so no flood of unknown keys is validated)."""
+    if len(pairs) > MAX_KEYS:
+        raise InputError(f"an object of {len(pairs):,} keys is over the limit of {MAX_KEYS}")
     result = dict(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()

@@ -20,7 +20,7 @@ ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 MAX_DECIMAL_TEXT = 64  # characters of a decimal string: far beyond any amount's digits
 
 
-def _iso_date(value: object) -> object:
+def check_date(value: object) -> date:
     """A `date`, or a `YYYY-MM-DD` string of ASCII digits (no week dates, no timestamps), in the
     years a RIN code can name (YYYY, §80.1425(b))."""
     if isinstance(value, str):
@@ -72,7 +72,7 @@ def _integer_key(value: object) -> object:
     return _exact_integer(value)
 
 
-IsoDate = Annotated[date, BeforeValidator(_iso_date)]
+IsoDate = Annotated[date, BeforeValidator(check_date)]
 WholeNumber = BeforeValidator(_exact_integer)  # for `Literal` integer choices
 Amount = Annotated[Decimal, BeforeValidator(_decimal_amount), Field(allow_inf_nan=False)]
 Integer = Annotated[int, Strict()]
