@@ -31,6 +31,7 @@ _KINDS = (  # (words of the driver's message, what a user should read)
      "the store is read-only"),
     (("not a database", "malformed", "file is encrypted"),
      "the store's file is not a valid database"),
+    (("unable to open",), "the store's file cannot be opened or created"),
     (("connection", "connect", "server closed", "could not translate host"),
      "the database server cannot be reached"),
 )
