@@ -85,10 +85,14 @@ def exported_head(path: Path | None) -> dict[str, Any] | None:
     except ValueError as exc:  # not JSON, or not UTF-8
         raise typer.BadParameter(f"{path} is not JSON ({exc})"[:200],
                                  param_hint="--against") from None
-    notification = head.get("notification_id") if isinstance(head, dict) else None
-    if (not isinstance(notification, int) or isinstance(notification, bool)
-            or not 0 <= notification < 2**63 or not isinstance(head.get("hash"), str)):
+    if not isinstance(head, dict) or not _is_head(head):
         raise typer.BadParameter(
             f"{path} is not a head from `rin verify --head` (a JSON object with an integer "
             "notification_id and a hash string)", param_hint="--against")
     return head
+
+
+def _is_head(head: dict[str, Any]) -> bool:
+    notification = head.get("notification_id")
+    return (isinstance(notification, int) and not isinstance(notification, bool)
+            and 0 <= notification < 2**63 and isinstance(head.get("hash"), str))

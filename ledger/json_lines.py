@@ -70,20 +70,24 @@ def _not_json(name: str) -> None:
     raise InputError(f"not valid JSON ({name} is not a JSON number)")
 
 
+def decoded(raw: bytes) -> str:
+    """A line's UTF-8 text; a BOM here (not at the start of a file) or a bad byte is named."""
+    if raw.startswith(BOM):
+        raise InputError("a UTF-8 byte-order mark is allowed only at the start of a file")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start:exc.start + 1].hex()
+        raise InputError(f"not UTF-8: invalid byte 0x{bad} at byte {exc.start + 1}") from None
+
+
 def parse_line(raw: str | bytes) -> Any:
     """The JSON value of one line; `InputError` says what is wrong and where."""
     if len(raw) > MAX_LINE_BYTES:
         raise too_long(len(raw))
-    if isinstance(raw, bytes):
-        if raw.startswith(BOM):
-            raise InputError("a UTF-8 byte-order mark is allowed only at the start of a file")
-        try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            bad = raw[exc.start:exc.start + 1].hex()
-            raise InputError(f"not UTF-8: invalid byte 0x{bad} at byte {exc.start + 1}") from None
+    text = raw if isinstance(raw, str) else decoded(raw)
     try:
-        return json.loads(raw, object_pairs_hook=_unique_keys, parse_float=Decimal,
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_float=Decimal,
                           parse_constant=_not_json)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
