@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ledger.cli_arguments import data_folder, store_url
 from ledger.cli_failures import (
     STORE_ERRORS,
     STORE_FAILED,
@@ -47,8 +48,8 @@ STATE: dict[str, Any] = {}
 @app.callback()
 def main_options(data: DataOpt = None, store: StoreOpt = None) -> None:
     """rin-ledger: an event-sourced ledger of RINs under 40 CFR 80 Subpart M."""
-    STATE["data"] = data or Path("./rin-data")
-    STATE["store"] = store
+    STATE["data"] = data_folder(data or Path("./rin-data"))
+    STATE["store"] = store_url(store)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import re
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import typer
 
@@ -18,6 +19,29 @@ from ledger.strict_types import FIRST_YEAR, LAST_YEAR, check_date
 PARTY = re.compile(r"[0-9]{4}")
 BATCH = re.compile(r"[0-9]{4}[0-9]{4}[0-9]{5}[0-9A-Z]{5}")  # YYYY CCCC FFFFF BBBBB, §80.1425
 YEARS = {"min": FIRST_YEAR, "max": LAST_YEAR}  # the years a RIN code names (§80.1425(b))
+
+
+def store_url(value: str | None) -> str | None:
+    """`--store`: a PostgreSQL URL, `postgresql://user:password@host:port/database`; none (or
+    empty) means the SQLite store in the data folder."""
+    if not value:
+        return None
+    try:
+        url = urlparse(value)
+        url.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        raise typer.BadParameter(f"not a PostgreSQL URL ({exc})", param_hint="--store") from None
+    if url.scheme not in ("postgresql", "postgres") or not url.hostname:
+        raise typer.BadParameter(
+            "expected postgresql://user:password@host:port/database", param_hint="--store")
+    return value
+
+
+def data_folder(path: Path) -> Path:
+    """`--data`: a folder (made if missing), not a file."""
+    if path.exists() and not path.is_dir():
+        raise typer.BadParameter(f"{path} is not a folder", param_hint="--data")
+    return path
 
 
 def iso_date(value: str | None, option: str) -> date | None:

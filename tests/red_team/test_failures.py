@@ -244,6 +244,10 @@ HEAD_FILES = {"not-json.json": "{", "list.json": "[1, 2]", "no-hash.json": '{"no
     (["verify", "--against", "missing.json"], "No such file"),
     *((["verify", "--against", name], "--against") for name in HEAD_FILES),
     (["nonsense"], "No such command"),
+    (["--store", "mysql://x/y", "holdings"], "expected postgresql://"),
+    (["--store", "postgresql://h:notaport/db", "holdings"], "not a PostgreSQL URL"),
+    (["--store", "postgresql://h:99999/db", "apply", "x.jsonl"], "Port out of range"),
+    (["--data", "FILE", "holdings"], "is not a folder"),
 ])
 def test_attack_bad_argument_exits_2_naming_it(
     tmp_path: Path, args: list[str], words: str
@@ -256,7 +260,9 @@ def test_attack_bad_argument_exits_2_naming_it(
     (data / "events.sqlite").write_bytes(b"garbage" * 1000)
     for name, text in HEAD_FILES.items():
         (tmp_path / name).write_bytes(text.encode("latin-1"))
-    args = [str(tmp_path / arg) if arg.endswith(".json") else arg for arg in args]
+    (tmp_path / "FILE").write_text("a file, not a folder")
+    args = [str(tmp_path / arg) if arg.endswith(".json") or arg == "FILE" else arg
+            for arg in args]
     result = CliRunner().invoke(app, ["--data", str(data), *args])
     assert result.exit_code == 2, (result.exit_code, result.output)
     assert words in " ".join(result.output.replace("│", " ").split()), result.output
