@@ -7,6 +7,7 @@ ledger resolves them to exact ranges, which only the events record.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -24,13 +25,13 @@ from ledger.errors import InputError
 from ledger.json_lines import RefusedLine, parse_line
 from ledger.rules.s1426_generation import GenerationInput
 from ledger.rules.s1431_invalid import Cause
-from ledger.strict_types import Amount, Flag, Integer, IntegerKey, IsoDate, Text, WholeNumber
+from ledger.strict_types import AmountText, Flag, Integer, IntegerKey, IsoDate, Text
 
 PartyId = Annotated[Text, Field(pattern=r"^[0-9]{4}$", description="4-digit company id")]
 FacilityId = Annotated[Text, Field(pattern=r"^[0-9]{5}$", description="5-digit facility id")]
 BatchNumber = Annotated[Text, Field(pattern=r"^[0-9A-Z]{5}$", description="5-character batch")]
-Gallons = Annotated[Amount, Field(gt=0, max_digits=18, decimal_places=6)]
-Volume = Annotated[Amount, Field(ge=0, max_digits=18)]
+Gallons = Annotated[Decimal, Field(gt=0, max_digits=18, decimal_places=6), AmountText]
+Volume = Annotated[Decimal, Field(ge=0, max_digits=18), AmountText]
 Count = Annotated[Integer, Field(gt=0, le=99_999_999_999)]
 CommandId = Annotated[Text, Field(min_length=1, max_length=200)]
 Reason = Annotated[Text, Field(max_length=100)] | Annotated[Integer, Field(ge=0, le=99_999)]
@@ -53,9 +54,9 @@ class ByCode(Model):
 class ByAttributes(Model):
     """`quantity` gallon-RINs of a D code, vintage and K, picked first-in-first-out."""
 
-    d_code: Annotated[Literal[3, 4, 5, 6, 7], WholeNumber]
+    d_code: Annotated[Integer, Field(ge=3, le=7)]  # D codes 3-7 (§80.1425(g))
     vintage: Year
-    k: Annotated[Literal[1, 2], WholeNumber]
+    k: Annotated[Integer, Field(ge=1, le=2)]  # K 1 or 2 (§80.1425(a))
     quantity: Count
     company: PartyId | None = None
     facility: FacilityId | None = None
@@ -117,7 +118,7 @@ class Transfer(Dated):
     rins: RinSelector
     volume: Gallons | None = None
     ptd: Annotated[Text, Field(max_length=200)] | None = None
-    price: Annotated[Amount, Field(ge=0, max_digits=18)] | None = None
+    price: Annotated[Decimal, Field(ge=0, max_digits=18), AmountText] | None = None
     reason: Literal[
         "standard", "remedial_partner", "remedial_duplicate", "tolling", "intra_company"
     ] = Field(default="standard", description="EMTS buy/sell reason")
@@ -137,7 +138,8 @@ class Separate(Dated):
     reason: Reason
     rins: RinSelector
     volume: Gallons | None = None
-    blend_percent: Annotated[Amount, Field(gt=0, le=100, max_digits=18)] | None = None
+    blend_percent: Annotated[Decimal, Field(gt=0, le=100, max_digits=18), AmountText] | None = (
+        None)
 
 
 class Retire(Dated):

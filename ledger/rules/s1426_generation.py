@@ -33,7 +33,7 @@ from ledger.fuels import (
 )
 from ledger.rin import D_CODES, MAX_SERIAL, RIN_RR
 from ledger.rules.catalogue import rule
-from ledger.strict_types import Amount, Flag, Integer, IsoDate, Text
+from ledger.strict_types import AmountText, Flag, Integer, IsoDate, Text
 
 GEN_IMPORT_ASSIGNED = rule(
     "GEN-IMPORT-ASSIGNED", "§80.1426(c)(5)",
@@ -161,8 +161,8 @@ DCode = Annotated[Integer, AfterValidator(_d_code)]
 # Digit limits keep exact arithmetic cheap on hostile input. The bound is far beyond any real
 # batch: the most a batch may hold, 99,999,999 gallon-RINs (§80.1426(d)(1)(i)), is 7.7 × 10^12
 # Btu of biogas at 77,000 Btu each (§80.1415(b)(5)).
-Positive = Annotated[Amount, Field(gt=0, le=10**15, max_digits=30, decimal_places=15)]
-UnitFraction = Annotated[Amount, Field(gt=0, le=1, decimal_places=15)]
+Positive = Annotated[Decimal, Field(gt=0, le=10**15, max_digits=30, decimal_places=15), AmountText]
+UnitFraction = Annotated[Decimal, Field(gt=0, le=1, decimal_places=15), AmountText]
 TEMPERATURE_RANGE_F = (Decimal(-58), Decimal(302))
 
 
@@ -184,7 +184,7 @@ class Feedstock(BaseModel):
 
     type: Text = Field(min_length=1, max_length=100)
     mass_lb: Positive
-    moisture: Amount = Field(ge=0, lt=1, decimal_places=15)
+    moisture: Annotated[Decimal, Field(ge=0, lt=1, decimal_places=15), AmountText]
     converted_fraction: UnitFraction
     heating_value_btu_per_lb: Positive | None = None
     d_code: DCode | None = None
@@ -206,7 +206,7 @@ class GenerationInput(BaseModel):
     d_code: DCode | None = None
     volume: Positive | None = Field(None, description="gallons standardized to 60 °F")
     measured_volume: Positive | None = Field(None, description="gallons at temperature_f")
-    temperature_f: Annotated[Amount, Field(max_digits=12, decimal_places=6)] | None = None
+    temperature_f: Annotated[Decimal, Field(max_digits=12), AmountText] | None = None
     equivalence_value: Positive | None = None
     renewable_fraction: UnitFraction | None = None
     energy_content_btu_per_gal: Positive | None = None

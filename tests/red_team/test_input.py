@@ -153,6 +153,25 @@ def test_attack_duplicated_key_at_any_depth_is_refused_naming_it(
     refused(world, text.encode(), key, f"duplicated key '{key}'")
 
 
+def test_attack_duplicated_key_hidden_by_an_escaped_colon_is_refused(world: Ledger) -> None:
+    """The fast parse trusts orjson only when no key can have been dropped; an escaped colon
+    (`\\u003a`) must not make up for a duplicate's missing one."""
+    text = ('{"type": "register_party", "party": "4001", "party": "4002", "name": "\\u003a",'
+            ' "roles": ["rin_owner"]}')
+    refused(world, text.encode(), "party", "duplicated key 'party'")
+
+
+@pytest.mark.parametrize(("number", "status"), [
+    ("100.00000000000000001", "rejected"),  # 17 places: a binary float would make it 100.0
+    ("1e2", "applied"), ("100.5", "applied"), ("100", "applied"),
+])
+def test_json_numbers_are_read_exactly(world: Ledger, number: str, status: str) -> None:
+    """A JSON number is read as written: 100.00000000000000001 gallons has more than the six
+    decimal places a volume may have, and is not rounded to 100 to pass."""
+    text = json.dumps({**BASE["transfer_fuel"], "ptd": "PTD: 7"}).replace('"100"', number)
+    assert world.apply(text.encode()).status == status
+
+
 # ---- no coercion: every field of every command, found from the models -----------------------
 
 def command_models() -> list[type[BaseModel]]:
@@ -170,7 +189,7 @@ def kinds(schema: dict[str, Any], container: str = "") -> set[tuple[str, str]]:
     """(container, kind) pairs a field's JSON schema admits; kind is integer, decimal, string,
     date or boolean; nested models (`$ref`) and null are left to their own rows."""
     if "anyOf" in schema:
-        if {part.get("type") for part in schema["anyOf"]} == {"number", "string"}:
+        if {"number", "string"} <= {part.get("type") for part in schema["anyOf"]}:
             return {(container, "decimal")}
         return set().union(*(kinds(part, container) for part in schema["anyOf"]))
     kind = schema.get("type")
