@@ -33,7 +33,7 @@ COVERED = {
     "RIN-COMPANY", "RIN-FACILITY", "RIN-BATCH", "RIN-D", "RIN-SERIALS", "EMTS-RETIREMENT-REASON",
     "RETIRE-YEAR", "RETIRE-OBLIGATED", "CMP-K2", "CMP-VINTAGE", "CMP-D7-DESIGNATION",
     "REPLACE-NEEDED", "INVALID-ONCE", "INVALID-GENERATED", "REPLACE-D-CODE", "INVALID-USE",
-    "INVALID-TRANSFER",
+    "INVALID-TRANSFER", "GEN-TEMPERATURE",
 }
 #: No line can break these: the command model's typed fields (`rvo` values `int >= 0`,
 #: `gasoline_volume`/`diesel_volume` finite `Decimal >= 0`) refuse the line as a format error first.
