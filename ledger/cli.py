@@ -8,6 +8,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -19,6 +20,15 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ledger.cli_arguments import data_folder, store_url
+from ledger.cli_failures import (
+    STORE_ERRORS,
+    STORE_FAILED,
+    print_failure,
+    store_failure,
+    store_failures_exit,
+)
+from ledger.json_lines import RefusedLine, file_lines
 from ledger.ledger import Ledger, Result
 from ledger.signing import StoreRefused
 
@@ -43,13 +53,19 @@ STATE: dict[str, Any] = {}
 @app.callback()
 def main_options(data: DataOpt = None, store: StoreOpt = None, key: KeyOpt = None) -> None:
     """rin-ledger: an event-sourced ledger of RINs under 40 CFR 80 Subpart M."""
-    STATE["data"] = data or Path("./rin-data")
-    STATE["store"] = store
+    STATE["data"] = data_folder(data or Path("./rin-data"))
+    STATE["store"] = store_url(store)
     STATE["key"] = key
 
 
-def open_ledger() -> Ledger:
-    return Ledger(STATE["data"], store=STATE["store"], key=STATE.get("key"))
+@contextmanager
+def open_ledger(note: str = "") -> Iterator[Ledger]:
+    """The ledger on the configured store (signing with the configured key); a store failure
+    inside exits 3 saying what failed (and `note`)."""
+    with store_failures_exit(err, note), Ledger(
+        STATE["data"], store=STATE["store"], key=STATE.get("key")
+    ) as ledger:
+        yield ledger
 
 
 class UnreadableInput(Exception):
@@ -69,14 +85,15 @@ def open_inputs(files: list[str]) -> list[Any]:
     return streams
 
 
-def read_lines(streams: list[Any]) -> Iterator[tuple[int, bytes]]:
-    """(line number, bytes) of every non-blank line, numbered across the inputs in order."""
+def read_lines(streams: list[Any]) -> Iterator[tuple[int, bytes | RefusedLine]]:
+    """(line number, bytes) of every non-blank line, numbered across the inputs in order; a line
+    over the size limit comes as a `RefusedLine`, never read whole."""
     number = 0
     for stream in streams:
         with stream:
-            for raw in stream:
+            for raw in file_lines(stream):
                 number += 1
-                if raw.strip():
+                if isinstance(raw, RefusedLine) or raw.strip():
                     yield number, raw
 
 
@@ -95,19 +112,25 @@ def apply_lines(ledger: Ledger, files: list[str], quiet: bool, as_json: bool) ->
         task = bar.add_task("apply", total=size or None, rate="")
         started = time.monotonic()
 
-        def commands() -> Iterator[bytes]:
+        def commands() -> Iterator[bytes | RefusedLine]:
             for number, raw in read_lines(streams):
                 numbered.append(number)
-                bar.advance(task, len(raw))
+                bar.advance(task, len(raw) if isinstance(raw, bytes) else 0)
                 yield raw
 
-        for index, result in enumerate(ledger.apply_many(commands())):
-            result.line = numbered[index]
-            counts[result.status] += 1
-            report(result, as_json)
-            if index % 1000 == 0:
-                rate = (index + 1) / max(time.monotonic() - started, 1e-6)
-                bar.update(task, rate=f"{index + 1:,} lines, {rate:,.0f} lines/s")
+        last: int | None = None  # the last line whose result is committed and reported
+        try:
+            for index, result in enumerate(ledger.apply_many(commands())):
+                result.line = last = numbered[index]
+                counts[result.status] += 1
+                report(result, as_json)
+                if index % 1000 == 0:
+                    rate = (index + 1) / max(time.monotonic() - started, 1e-6)
+                    bar.update(task, rate=f"{index + 1:,} lines, {rate:,.0f} lines/s")
+        except STORE_ERRORS as error:
+            done = f"line {last}" if last is not None else "none"
+            print_failure(err, f"{store_failure(error)}; last line committed: {done}")
+            return STORE_FAILED
     if not quiet:
         err.print(
             f"{counts['applied']:,} applied, {counts['duplicate']:,} duplicate, "
@@ -141,8 +164,9 @@ def apply(
     as_json: Annotated[bool, typer.Option("--json", help="one result object per line")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
-    """Apply transaction-file lines in order, each atomic; exit 0, 1 (some rejected) or 2."""
-    with open_ledger() as ledger:
+    """Apply transaction-file lines in order, each atomic; exit 0, 1 (some rejected), 2
+    (unreadable input) or 3 (the store failed)."""
+    with open_ledger(note="; last line committed: none") as ledger:
         code = apply_lines(ledger, files, quiet, as_json)
     raise typer.Exit(code)
 
@@ -190,7 +214,7 @@ CsvOpt = Annotated[bool, typer.Option("--csv", help="CSV with a header row")]
 def demo(
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     size: Annotated[int | None, typer.Option(
-        "--size", help="apply a simulated market of this many lines (scripts/simulate.py)"
+        "--size", min=1, help="apply a simulated market of this many lines (scripts/simulate.py)"
     )] = None,
     seed: Annotated[int, typer.Option("--seed", help="the simulated market's seed")] = 1,
 ) -> None:

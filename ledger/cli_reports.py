@@ -7,11 +7,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime
 from typing import Annotated
 
 import typer
 
+from ledger import cli_arguments as arguments
 from ledger.cli import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger, progress_bar
 from projections import VIEWS_FILE, Views
 from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
@@ -19,25 +19,14 @@ from projections.invalid import COLUMNS as INVALID_COLUMNS
 from projections.lineage import COLUMNS as TRACE_COLUMNS
 
 PartyOpt = Annotated[str | None, typer.Option("--party", help="4-digit company id")]
-YearOpt = Annotated[int, typer.Option("--year", help="calendar or compliance year")]
+YearOpt = Annotated[int, typer.Option("--year", help="calendar or compliance year",
+                                      **arguments.YEARS)]
 
 
 @contextmanager
 def open_views() -> Iterator[Views]:
     with open_ledger() as ledger:
         yield Views(ledger, STATE["data"] / VIEWS_FILE)
-
-
-def known_at_position(value: str | None) -> int | datetime | None:
-    """`--known-at` is a notification id, or an ISO timestamp (naive = UTC)."""
-    if value is None:
-        return None
-    if value.isdigit():
-        return int(value)
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        raise typer.BadParameter(f"not a notification id or ISO timestamp: {value!r}") from None
 
 
 @app.command()
@@ -52,9 +41,10 @@ def holdings(
     as_csv: CsvOpt = False,
 ) -> None:
     """Gallon-RINs held per party, D code, vintage and K on a date, as known at a point."""
-    on = date.fromisoformat(as_of) if as_of else None
+    party, on = arguments.party(party), arguments.iso_date(as_of, "--as-of")
+    position = arguments.known_at(known_at)
     with open_views() as views:
-        rows = views.holdings(party, on, known_at_position(known_at), blocks)
+        rows = views.holdings(party, on, position, blocks)
     columns = ["party", "d_code", "vintage", "k", "gallon_rins"]
     if blocks:
         columns.insert(1, "rin")
@@ -65,6 +55,7 @@ def holdings(
 def quarterly(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
               as_csv: CsvOpt = False) -> None:
     """Quarter-end check §80.1428(a)(5): assigned gallon-RINs ≤ 2.5 × fuel owned."""
+    party = arguments.party(party)
     with open_views() as views:
         rows = views.quarterly(year, party)
     columns = ["party", "date", "assigned_rins", "volume", "limit", "excess", "ok"]
@@ -75,6 +66,7 @@ def quarterly(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
 def compliance(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
                as_csv: CsvOpt = False) -> None:
     """Compliance positions §80.1427 per party and RVO, with deficits carried."""
+    party = arguments.party(party)
     with open_views() as views:
         rows = views.compliance(year, party)
     emit(rows, COMPLIANCE_COLUMNS, as_json, as_csv, f"Compliance {year}")
@@ -84,6 +76,7 @@ def compliance(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
 def trace(code: Annotated[str, typer.Argument(help="38-character batch-RIN code")],
           as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
     """Every event that touched any gallon-RIN of the block, oldest first."""
+    code = arguments.rin_code(code, "CODE")
     with open_views() as views:
         rows = views.trace(code)
     emit(rows, TRACE_COLUMNS, as_json, as_csv, f"Trace {code}")
@@ -97,8 +90,7 @@ def invalid(
     as_csv: CsvOpt = False,
 ) -> None:
     """Invalid RINs §80.1431: who holds them, who retired them, what each must replace."""
-    if batch is not None and len(batch) == 38:
-        batch = batch[1:19]  # YYYYCCCCFFFFFBBBBB of a code; K is not part of the batch
+    batch = arguments.batch_identity(batch)
     with open_views() as views:
         rows = views.invalid(batch)
     emit(rows, INVALID_COLUMNS, as_json, as_csv, "Invalid RINs")

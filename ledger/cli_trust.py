@@ -5,23 +5,21 @@ command records, the read side). Exit codes of verify: 0 all holds, 1 something 
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from eventsourcing.persistence import PersistenceError
 
 from ledger.audit import audit
 from ledger.chain import chain_head
 from ledger.cli import STATE, app, err, open_ledger
-from ledger.errors import StoreError
+from ledger.cli_failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
 from ledger.heads import Head
 from ledger.signing import KeyProblem, load_public
 from projections import VIEWS_FILE, Views
 
 #: what a store that cannot be read raises (a malformed file, a server down)
-UNREADABLE = (StoreError, PersistenceError, sqlite3.DatabaseError, OSError)
+
 
 
 @app.command()
@@ -89,9 +87,9 @@ def verify(
         raise typer.Exit(2) from None
     try:
         problems = run_verify(head, exported, public)
-    except UNREADABLE as exc:
-        err.print(f"the store cannot be read: {type(exc).__name__}: {exc}")
-        raise typer.Exit(3) from None
+    except STORE_ERRORS as exc:
+        print_failure(err, store_failure(exc))
+        raise typer.Exit(STORE_FAILED) from None
     if problems is None:
         return
     for problem in problems:
@@ -124,7 +122,7 @@ def replay(views: Views) -> list[str]:
     decode: that is a problem found, not a crash."""
     try:
         return views.verify()
-    except UNREADABLE:
+    except STORE_ERRORS:
         raise
     except Exception as exc:  # whatever a forged state makes the replay raise
         return [f"replaying the events failed: {type(exc).__name__}: {exc} (a stored state "

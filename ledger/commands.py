@@ -7,13 +7,11 @@ ledger resolves them to exact ranges, which only the events record.
 
 from __future__ import annotations
 
-from datetime import date
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -26,36 +24,21 @@ from pydantic import (
 )
 
 from ledger.errors import InputError
+from ledger.json_lines import RefusedLine, parse_line
 from ledger.rules.s1426_generation import GenerationInput
 from ledger.rules.s1431_invalid import Cause
+from ledger.strict_types import AmountText, Flag, Integer, IntegerKey, IsoDate, Text
 
-FIRST_YEAR, LAST_YEAR = 2008, 2099
-
-
-def _iso_date(value: object) -> object:
-    """Accept a `date` or an ISO `YYYY-MM-DD` string only (no timestamps, no datetimes),
-    in the years a RIN code can name (YYYY, §80.1425(b))."""
-    if isinstance(value, str) and len(value) == 10:
-        try:
-            value = date.fromisoformat(value)
-        except ValueError as exc:
-            raise ValueError(f"not a calendar date: {value!r}") from exc
-    if isinstance(value, date) and not hasattr(value, "hour"):
-        if not FIRST_YEAR <= value.year <= LAST_YEAR:
-            raise ValueError(f"year {value.year} is outside {FIRST_YEAR}-{LAST_YEAR}")
-        return value
-    raise ValueError(f"expected an ISO date YYYY-MM-DD, got {repr(value)[:40]}")
-
-
-IsoDate = Annotated[date, BeforeValidator(_iso_date)]
-PartyId = Annotated[str, Field(pattern=r"^[0-9]{4}$", description="4-digit company id")]
-FacilityId = Annotated[str, Field(pattern=r"^[0-9]{5}$", description="5-digit facility id")]
-BatchNumber = Annotated[str, Field(pattern=r"^[0-9A-Z]{5}$", description="5-character batch")]
-Gallons = Annotated[Decimal, Field(gt=0, max_digits=18, decimal_places=6, allow_inf_nan=False)]
-Volume = Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)]
-Count = Annotated[int, Field(gt=0, le=99_999_999_999)]
-CommandId = Annotated[str, Field(min_length=1, max_length=200)]
-Reason = Annotated[str, Field(max_length=100)] | int
+PartyId = Annotated[Text, Field(pattern=r"^[0-9]{4}$", description="4-digit company id")]
+FacilityId = Annotated[Text, Field(pattern=r"^[0-9]{5}$", description="5-digit facility id")]
+BatchNumber = Annotated[Text, Field(pattern=r"^[0-9A-Z]{5}$", description="5-character batch")]
+Gallons = Annotated[Decimal, Field(gt=0, max_digits=18, decimal_places=6), AmountText]
+Volume = Annotated[Decimal, Field(ge=0, max_digits=18), AmountText]
+Count = Annotated[Integer, Field(gt=0, le=99_999_999_999)]
+CommandId = Annotated[Text, Field(min_length=1, max_length=200)]
+Reason = Annotated[Text, Field(max_length=100)] | Annotated[Integer, Field(ge=0, le=99_999)]
+Year = Annotated[Integer, Field(ge=2008, le=2099)]
+Code = Annotated[Text, Field(min_length=38, max_length=38)]
 
 
 class Model(BaseModel):
@@ -67,15 +50,15 @@ class Model(BaseModel):
 class ByCode(Model):
     """Exactly the block with this 38-character code, held in full."""
 
-    code: Annotated[str, Field(min_length=38, max_length=38)]
+    code: Code
 
 
 class ByAttributes(Model):
     """`quantity` gallon-RINs of a D code, vintage and K, picked first-in-first-out."""
 
-    d_code: Literal[3, 4, 5, 6, 7]
-    vintage: Annotated[int, Field(ge=2008, le=2099)]
-    k: Literal[1, 2]
+    d_code: Annotated[Integer, Field(ge=3, le=7)]  # D codes 3-7 (§80.1425(g))
+    vintage: Year
+    k: Annotated[Integer, Field(ge=1, le=2)]  # K 1 or 2 (§80.1425(a))
     quantity: Count
     company: PartyId | None = None
     facility: FacilityId | None = None
@@ -108,8 +91,8 @@ class Dated(CommandBase):
 class RegisterParty(CommandBase):
     type: Literal["register_party"] = "register_party"
     party: PartyId
-    name: Annotated[str, Field(min_length=1, max_length=200)]
-    roles: Annotated[list[str], Field(min_length=1)]
+    name: Annotated[Text, Field(min_length=1, max_length=200)]
+    roles: Annotated[list[Text], Field(min_length=1, max_length=20)]
     facilities: list[FacilityId] = []
 
 
@@ -118,13 +101,13 @@ class Generate(Dated, GenerationInput):
     party: PartyId
     facility: FacilityId
     batch: BatchNumber
-    batches: dict[int, BatchNumber] | None = Field(
+    batches: dict[IntegerKey, BatchNumber] | None = Field(
         default=None, description="batch number per D code when one batch yields several"
     )
-    generate_rins: bool = Field(
+    generate_rins: Flag = Field(
         default=True, description="false: record production without RINs, §80.1426(c)(2)-(3)"
     )
-    new_facility_year: int | None = Field(
+    new_facility_year: Annotated[Integer, Field(ge=1, le=100)] | None = Field(
         default=None, description="1-3: calendar year of a new facility's production"
     )
     pathway_effective_date: IsoDate | None = None
@@ -136,8 +119,8 @@ class Transfer(Dated):
     to: PartyId
     rins: RinSelector
     volume: Gallons | None = None
-    ptd: Annotated[str, Field(max_length=200)] | None = None
-    price: Annotated[Decimal, Field(ge=0, allow_inf_nan=False, max_digits=18)] | None = None
+    ptd: Annotated[Text, Field(max_length=200)] | None = None
+    price: Annotated[Decimal, Field(ge=0, max_digits=18), AmountText] | None = None
     reason: Literal[
         "standard", "remedial_partner", "remedial_duplicate", "tolling", "intra_company"
     ] = Field(default="standard", description="EMTS buy/sell reason")
@@ -148,7 +131,7 @@ class TransferFuel(Dated):
     from_: PartyId = Field(alias="from")
     to: PartyId
     volume: Gallons
-    ptd: Annotated[str, Field(max_length=200)] | None = None
+    ptd: Annotated[Text, Field(max_length=200)] | None = None
 
 
 class Separate(Dated):
@@ -157,7 +140,8 @@ class Separate(Dated):
     reason: Reason
     rins: RinSelector
     volume: Gallons | None = None
-    blend_percent: Annotated[Decimal, Field(gt=0, le=100, allow_inf_nan=False)] | None = None
+    blend_percent: Annotated[Decimal, Field(gt=0, le=100, max_digits=18), AmountText] | None = (
+        None)
 
 
 class Retire(Dated):
@@ -165,27 +149,27 @@ class Retire(Dated):
     party: PartyId
     reason: Reason
     rins: RinSelector
-    compliance_year: Annotated[int, Field(ge=2008, le=2099)] | None = None
+    compliance_year: Year | None = None
     category: Literal["CB", "BBD"] | None = None
 
 
 class Split(Dated):
     type: Literal["split"] = "split"
     party: PartyId
-    rin: Annotated[str, Field(min_length=38, max_length=38)]
+    rin: Code
     sizes: Annotated[list[Count], Field(min_length=2, max_length=1000)]
 
 
 class ReportObligation(CommandBase):
     type: Literal["report_obligation"] = "report_obligation"
     party: PartyId
-    year: Annotated[int, Field(ge=2010, le=2099)]
+    year: Annotated[Integer, Field(ge=2010, le=2099)]
     date: IsoDate | None = None
-    rvo: dict[str, Annotated[int, Field(ge=0, le=10**12)]] | None = None
+    rvo: dict[Text, Annotated[Integer, Field(ge=0, le=10**12)]] | None = None
     gasoline_volume: Volume | None = None
     diesel_volume: Volume | None = None
-    approach: str | None = None
-    bbd_2010_reduction: Annotated[int, Field(ge=0)] = 0
+    approach: Annotated[Text, Field(max_length=100)] | None = None
+    bbd_2010_reduction: Annotated[Integer, Field(ge=0, le=10**12)] = 0
     basis: Annotated[
         list[Literal["refining", "importing", "blendstocks", "s80_1408"]],
         Field(min_length=1, max_length=4,
@@ -214,9 +198,9 @@ class Invalidate(Dated):
     names the batch and serials (its K, RR and D are not what identifies the batch)."""
 
     type: Literal["invalidate"] = "invalidate"
-    rin: Annotated[str, Field(min_length=38, max_length=38)]
+    rin: Code
     reason: Cause
-    note: Annotated[str, Field(max_length=2000)] | None = None
+    note: Annotated[Text, Field(max_length=2000)] | None = None
 
 
 Command = Annotated[
@@ -231,13 +215,18 @@ COMMAND_TYPES = (
 )
 
 
-def parse_command(data: str | bytes | dict[str, Any] | BaseModel) -> Any:
-    """Validate one command from JSON text, a dict or a model; `InputError` names the bad field."""
+def parse_command(data: str | bytes | dict[str, Any] | BaseModel | RefusedLine) -> Any:
+    """Validate one command from JSON text, a dict or a model; `InputError` names the bad field.
+
+    JSON text is parsed strictly first (`json_lines`: duplicated keys, size, UTF-8), so text and
+    dicts meet the same strict field types."""
     if isinstance(data, BaseModel):
         return data
+    if isinstance(data, RefusedLine):
+        raise data.error
+    if isinstance(data, str | bytes):
+        data = parse_line(data)
     try:
-        if isinstance(data, str | bytes):
-            return _ADAPTER.validate_json(data)
         return _ADAPTER.validate_python(data)
     except ValidationError as exc:
         raise input_error(exc) from None

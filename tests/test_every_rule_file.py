@@ -35,7 +35,7 @@ COVERED = {
     "RETIRE-YEAR", "RETIRE-OBLIGATED", "CMP-K2", "CMP-VINTAGE", "CMP-D7-DESIGNATION",
     "REPLACE-NEEDED", "INVALID-ONCE", "INVALID-GENERATED", "REPLACE-D-CODE", "INVALID-USE",
     "INVALID-TRANSFER", "SEP-OBLIGATED-PER-GALLON", "SEP-NEAT-PER-GALLON",
-    "SEP-SMALL-REFINER-PER-GALLON", "CMP-BBD-2010-REDUCTION",
+    "SEP-SMALL-REFINER-PER-GALLON", "CMP-BBD-2010-REDUCTION", "GEN-TEMPERATURE",
 }
 #: No line can break these: the command model's typed fields (`rvo` values `int >= 0`,
 #: `gasoline_volume`/`diesel_volume` finite `Decimal >= 0`) refuse the line as a format error first.

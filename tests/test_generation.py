@@ -166,6 +166,25 @@ def test_biodiesel_measured_at_80_f_method_a() -> None:
     assert (y.standardized_volume, y.gallon_rins) == (D("99084.665"), 148_627)
 
 
+def test_gen_temperature_holds_at_the_ends_of_the_tables_range() -> None:
+    # 1,000 × (−0.0006301 × 302 + 1.0378) = 1,000 × 0.8475098 = 847.5098 → 848
+    # 1,000 × (−0.0006301 × −58 + 1.0378) = 1,000 × 1.0743458 = 1,074.3458 → 1,074
+    assert one(fuel="ethanol", d_code=6, measured_volume=1000, temperature_f=302).gallon_rins \
+        == 848
+    assert one(fuel="ethanol", d_code=6, measured_volume=1000, temperature_f=-58).gallon_rins \
+        == 1074
+
+
+@pytest.mark.parametrize("temperature", ["-999999", "-58.000001", "302.000001", 1000])
+@pytest.mark.parametrize("fuel", ["ethanol", "biodiesel"])
+def test_gen_temperature_breaks_outside_the_tables_range(fuel: str, temperature: object) -> None:
+    # issue 9 attack 11: −999,999 °F turned 1,000 gallons of ethanol into 631,137 gallon-RINs
+    err = breaks("GEN-TEMPERATURE", "§80.1426(f)(8)",
+                 lambda: generate(fuel=fuel, d_code=6 if fuel == "ethanol" else 4,
+                                  measured_volume=1000, temperature_f=temperature))
+    assert err.field == "temperature_f" and "-58 °F to 302 °F" in err.message
+
+
 def test_gen_standardize_passes_with_standardized_volume() -> None:
     # 1.7 × 10,000 = 17,000
     assert one(fuel="renewable_diesel", d_code=4, volume=10_000).gallon_rins == 17_000
@@ -464,7 +483,11 @@ def test_gen_delayed_deadline_breaks() -> None:
     ("fields", "message"),
     [
         ({"fuel": "ethanol", "d_code": 6, "volume": -1}, "greater than 0"),
-        ({"fuel": "ethanol", "d_code": 6, "volume": "1E+40"}, "no more than 30 digits"),
+        ({"fuel": "ethanol", "d_code": 6, "volume": "1.0000000000000001"},
+         "no more than 15 decimal places"),
+        ({"fuel": "ethanol", "d_code": 6, "volume": "1E+40"}, "plain decimal"),
+        ({"fuel": "ethanol", "d_code": 6, "volume": 10**15 + 1},
+         "no more than 15 digits before the decimal point"),
         ({"fuel": "ethanol", "d_code": 6, "volume": 1, "measured_volume": 1,
           "temperature_f": 60}, "exactly one of"),
         ({"fuel": "ethanol", "d_code": 6, "measured_volume": 1}, "go together"),

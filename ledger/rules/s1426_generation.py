@@ -33,6 +33,7 @@ from ledger.fuels import (
 )
 from ledger.rin import D_CODES, MAX_SERIAL, RIN_RR
 from ledger.rules.catalogue import rule
+from ledger.strict_types import AmountText, Flag, Integer, IsoDate, Text
 
 GEN_IMPORT_ASSIGNED = rule(
     "GEN-IMPORT-ASSIGNED", "§80.1426(c)(5)",
@@ -94,6 +95,11 @@ GEN_DELAYED_DEADLINE = rule(
     "GEN-DELAYED-DEADLINE", "§80.1426(g)(4)",
     "delayed RINs are generated no later than 60 days after the pathway's effective date",
 )
+GEN_TEMPERATURE = rule(
+    "GEN-TEMPERATURE", "§80.1426(f)(8)",
+    "a measured temperature lies within -58 °F to 302 °F, the range of the API volume-correction "
+    "tables ((f)(8)(ii)(B)) that the (f)(8) correlations stand for",
+)
 GEN_EV = rule(
     "GEN-EV", "§80.1415(b)",
     "a listed fuel carries its §80.1415(b) equivalence value or an approved alternative",
@@ -151,10 +157,13 @@ def _d_code(value: int) -> int:
     return value
 
 
-DCode = Annotated[int, AfterValidator(_d_code)]
-# Digit limits keep exact arithmetic cheap on hostile input; they are far beyond any real batch.
-Positive = Annotated[Decimal, Field(gt=0, max_digits=30, decimal_places=15)]
-UnitFraction = Annotated[Decimal, Field(gt=0, le=1, decimal_places=15)]
+DCode = Annotated[Integer, AfterValidator(_d_code)]
+# Digit limits keep exact arithmetic cheap on hostile input. The bound is far beyond any real
+# batch: the most a batch may hold, 99,999,999 gallon-RINs (§80.1426(d)(1)(i)), is 7.7 × 10^12
+# Btu of biogas at 77,000 Btu each (§80.1415(b)(5)).
+Positive = Annotated[Decimal, Field(gt=0, le=10**15, max_digits=30, decimal_places=15), AmountText]
+UnitFraction = Annotated[Decimal, Field(gt=0, le=1, decimal_places=15), AmountText]
+TEMPERATURE_RANGE_F = (Decimal(-58), Decimal(302))
 
 
 class Component(BaseModel):
@@ -173,13 +182,13 @@ class Feedstock(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    type: str = Field(min_length=1)
+    type: Text = Field(min_length=1, max_length=100)
     mass_lb: Positive
-    moisture: Decimal = Field(ge=0, lt=1, decimal_places=15)
+    moisture: Annotated[Decimal, Field(ge=0, lt=1, decimal_places=15), AmountText]
     converted_fraction: UnitFraction
     heating_value_btu_per_lb: Positive | None = None
     d_code: DCode | None = None
-    renewable: bool = True
+    renewable: Flag = True
 
     @model_validator(mode="after")
     def _no_d_code_unless_renewable(self) -> Feedstock:
@@ -197,21 +206,21 @@ class GenerationInput(BaseModel):
     d_code: DCode | None = None
     volume: Positive | None = Field(None, description="gallons standardized to 60 °F")
     measured_volume: Positive | None = Field(None, description="gallons at temperature_f")
-    temperature_f: Annotated[Decimal, Field(max_digits=12, decimal_places=6)] | None = None
+    temperature_f: Annotated[Decimal, Field(max_digits=12), AmountText] | None = None
     equivalence_value: Positive | None = None
     renewable_fraction: UnitFraction | None = None
     energy_content_btu_per_gal: Positive | None = None
     btu: Positive | None = Field(None, description="Btu (LHV) of CNG/LNG from biogas")
     kwh: Positive | None = Field(None, description="kWh of renewable electricity")
-    components: list[Component] | None = Field(None, min_length=1)
-    feedstocks: list[Feedstock] | None = Field(None, min_length=1)
+    components: list[Component] | None = Field(None, min_length=1, max_length=100)
+    feedstocks: list[Feedstock] | None = Field(None, min_length=1, max_length=100)
     waste: Literal["yard", "food", "msw"] | None = None
-    ghg_exempt: bool = False
-    production_start: date | None = None
-    production_end: date | None = None
-    biointermediate: bool = False
-    feedstock_is_renewable_fuel_of_another_party: bool = False
-    foreign_rins_already_assigned: bool = False
+    ghg_exempt: Flag = False
+    production_start: IsoDate | None = None
+    production_end: IsoDate | None = None
+    biointermediate: Flag = False
+    feedstock_is_renewable_fuel_of_another_party: Flag = False
+    foreign_rins_already_assigned: Flag = False
 
     @property
     def rin_fraction(self) -> Decimal | None:
@@ -408,6 +417,13 @@ def _standardized_volume(inp: GenerationInput) -> tuple[Fraction, str]:
             "industry formula reported to EPA and give the result as volume",
             "measured_volume",
         )
+    low, high = TEMPERATURE_RANGE_F
+    GEN_TEMPERATURE.check(
+        low <= inp.temperature_f <= high,
+        f"{inp.temperature_f} °F is outside {low} °F to {high} °F, the range the (f)(8) "
+        "volume-correction tables and correlations are used for",
+        "temperature_f",
+    )
     slope, intercept = factors
     va, t = Fraction(inp.measured_volume), Fraction(inp.temperature_f)
     vs = va * (Fraction(slope) * t + Fraction(intercept))

@@ -73,7 +73,7 @@ def test_a_malformed_database_file_exits_3(data: Path) -> None:
     (data / "events.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x13" * 4096)
     out = verify(data)
     assert out.exit_code == 3, out.output
-    assert "the store cannot be read" in out.output
+    assert "store failed: the store's file is not a valid database" in out.output
     assert "Traceback" not in out.output
 
 

@@ -1,0 +1,122 @@
+"""Report arguments checked before any store is opened: a bad one exits 2 naming the option and
+the rule (design.md "Exit codes"), in the same strict forms as transaction-file fields."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import typer
+
+from ledger.errors import LedgerError
+from ledger.rin import parse_code
+from ledger.strict_types import FIRST_YEAR, LAST_YEAR, check_date
+
+PARTY = re.compile(r"[0-9]{4}")
+BATCH = re.compile(r"[0-9]{4}[0-9]{4}[0-9]{5}[0-9A-Z]{5}")  # YYYY CCCC FFFFF BBBBB, §80.1425
+YEARS = {"min": FIRST_YEAR, "max": LAST_YEAR}  # the years a RIN code names (§80.1425(b))
+
+
+def store_url(value: str | None) -> str | None:
+    """`--store`: a PostgreSQL URL, `postgresql://user:password@host:port/database`; none (or
+    empty) means the SQLite store in the data folder."""
+    if not value:
+        return None
+    try:
+        url = urlparse(value)
+        url.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        raise typer.BadParameter(f"not a PostgreSQL URL ({exc})", param_hint="--store") from None
+    if url.scheme not in ("postgresql", "postgres") or not url.hostname:
+        raise typer.BadParameter(
+            "expected postgresql://user:password@host:port/database", param_hint="--store")
+    return value
+
+
+def data_folder(path: Path) -> Path:
+    """`--data`: a folder (made if missing), not a file."""
+    if path.exists() and not path.is_dir():
+        raise typer.BadParameter(f"{path} is not a folder", param_hint="--data")
+    return path
+
+
+def iso_date(value: str | None, option: str) -> date | None:
+    """An effective date `YYYY-MM-DD`, as in a transaction file."""
+    if value is None:
+        return None
+    try:
+        return check_date(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None
+
+
+def party(value: str | None) -> str | None:
+    """A 4-digit company id (CCCC, §80.1425(c))."""
+    if value is not None and not PARTY.fullmatch(value):
+        raise typer.BadParameter(f"a party is a 4-digit company id, got {value[:40]!r}",
+                                 param_hint="--party")
+    return value
+
+
+def rin_code(value: str, name: str) -> str:
+    """A 38-character batch-RIN code (§80.1425)."""
+    try:
+        parse_code(value, name)
+    except LedgerError as error:
+        raise typer.BadParameter(str(error), param_hint=name) from None
+    return value
+
+
+def batch_identity(value: str | None) -> str | None:
+    """`YYYYCCCCFFFFFBBBBB`, or a 38-character code whose batch it is (K is not part of it)."""
+    if value is None:
+        return None
+    if len(value) == 38:
+        return rin_code(value, "--batch")[1:19]
+    if not BATCH.fullmatch(value):
+        raise typer.BadParameter(
+            f"a batch is YYYYCCCCFFFFFBBBBB (18 characters) or a 38-character RIN code, "
+            f"got {value[:40]!r}", param_hint="--batch")
+    return value
+
+
+def known_at(value: str | None) -> int | datetime | None:
+    """`--known-at` is a notification id (ASCII digits), or an ISO timestamp (naive = UTC)."""
+    if value is None:
+        return None
+    if value.isascii() and value.isdigit():
+        return int(value)
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"not a notification id or ISO timestamp: {value[:40]!r}",
+                                 param_hint="--known-at") from None
+
+
+def exported_head(path: Path | None) -> dict[str, Any] | None:
+    """A head printed earlier by `rin verify --head`: a JSON object with a whole
+    `notification_id` and a `hash` string."""
+    if path is None:
+        return None
+    try:
+        head = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise typer.BadParameter(f"{path}: {exc.strerror}", param_hint="--against") from None
+    except ValueError as exc:  # not JSON, or not UTF-8
+        raise typer.BadParameter(f"{path} is not JSON ({exc})"[:200],
+                                 param_hint="--against") from None
+    if not isinstance(head, dict) or not _is_head(head):
+        raise typer.BadParameter(
+            f"{path} is not a head from `rin verify --head` (a JSON object with an integer "
+            "notification_id and a hash string)", param_hint="--against")
+    return head
+
+
+def _is_head(head: dict[str, Any]) -> bool:
+    notification = head.get("notification_id")
+    return (isinstance(notification, int) and not isinstance(notification, bool)
+            and 0 <= notification < 2**63 and isinstance(head.get("hash"), str))
