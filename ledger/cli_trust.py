@@ -18,9 +18,6 @@ from ledger.heads import Head
 from ledger.signing import KeyProblem, load_public
 from projections import VIEWS_FILE, Views
 
-#: what a store that cannot be read raises (a malformed file, a server down)
-
-
 
 @app.command()
 def keygen(path: Annotated[Path, typer.Argument(help="private key file to write (0600)")]
