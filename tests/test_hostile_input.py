@@ -429,7 +429,7 @@ class HostileStream:
         kind, base = self.base()
         other = self.rng.choice([k for k in sorted(BASE) if k != kind])
         raw = json.dumps(base).encode()[:-1] + b', "type": ' + json.dumps(other).encode() + b"}"
-        return "duplicated key", raw, "any"
+        return "duplicated key", raw, "rejected"
 
     def wrong_type(self) -> Line:
         typed = ("volume", "rins.quantity", "rins.d_code", "rins.k", "year", "party", "from",
@@ -437,15 +437,20 @@ class HostileStream:
         _, base = self.base(*typed)
         path = self.rng.choice([p for p in typed if p.split(".")[0] in base])
         leaf = base[path.split(".")[0]] if "." not in path else base["rins"].get(path[5:])
-        value = self.rng.choice([str(leaf), [leaf], {"value": leaf}, True, None, 1.5])
-        return "wrong type", mutated(base, path, value), "any"
+        choices: list[Any] = [[leaf], {"value": leaf}, True]
+        if path in ("rins.quantity", "rins.d_code", "rins.k", "year", "d_code"):
+            choices += [str(leaf), 1.5]  # integers: no digit string, no fraction
+        if path in ("party", "from"):
+            choices += [int(leaf)]  # ids: no number for a string
+        value = self.rng.choice(choices)
+        return "wrong type", mutated(base, path, value), "rejected"
 
     def out_of_range(self) -> Line:
-        if self.rng.random() < 0.2:  # no bound on temperature_f yet on this release
+        if self.rng.random() < 0.2:  # GEN-TEMPERATURE, §80.1426(f)(8)
             command = {**BASE["generate"], "batch": "00003", "measured_volume": "1000",
                        "temperature_f": str(self.rng.choice([-999_999, 10**6, -460]))}
             del command["volume"]
-            return "out-of-range temperature", command, "any"
+            return "out-of-range temperature", command, "rejected"
         _, base = self.base(*OUT_OF_RANGE)
         path = self.rng.choice([p for p in OUT_OF_RANGE if p.split(".")[0] in base])
         value = self.rng.choice(OUT_OF_RANGE[path])
