@@ -82,11 +82,11 @@ class LedgerApp(Application):
         crossed: dict[Any, Any] = {}
         for event in processing_event.events:
             aggregate = processing_event.aggregates.get(event.originator_id)
-            interval = self.snapshotting_intervals.get(type(aggregate))
+            interval = self.snapshotting_intervals.get(type(aggregate))  # type: ignore[arg-type]
             if interval and event.originator_version % interval == 0:
                 crossed[event.originator_id] = aggregate
         snapshots = [
-            getattr(type(aggregate), "Snapshot", type(self).snapshot_class).take(aggregate)
+            getattr(type(aggregate), "Snapshot", type(self).snapshot_class).take(aggregate)  # type: ignore[union-attr]
             for aggregate in crossed.values()
         ]
         if snapshots:

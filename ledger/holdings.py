@@ -205,7 +205,7 @@ class Holdings:
             holdings._stored.clear()
             return holdings
         for d_code, vintage, k, records in data:
-            holdings._stored[(int(d_code), int(vintage), int(k))] = records  # type: ignore[arg-type]
+            holdings._stored[(int(d_code), int(vintage), int(k))] = records  # type: ignore[arg-type,call-overload,assignment]
         return holdings
 
 

@@ -33,7 +33,7 @@ class InvalidationIndex:
                 self.position, PAGE, stop=position, topics=[BatchInvalidation.Opened.TOPIC],
                 inclusive_of_start=False,
             )
-            self.records.update(notification.originator_id for notification in page)
+            self.records.update(UUID(str(notification.originator_id)) for notification in page)
             self.position = page[-1].id if len(page) == PAGE else position
         return self
 

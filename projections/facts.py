@@ -50,7 +50,7 @@ class Fact(NamedTuple):
     @classmethod
     def of(cls, notification_id: int, party: str, event: Any) -> Fact:
         """The fact of `event`, its per-event values computed once for every view."""
-        shape = shape_of(type(event))
+        shape = shape_of(type(event))  # type: ignore[arg-type]  # mypy: type[Any] "not Hashable"
         day = event.effective_date if shape.dated else None
         blocks = blocks_of(event, shape.blocks)
         other = getattr(event, shape.counterparty) if shape.counterparty else None

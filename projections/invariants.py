@@ -28,7 +28,9 @@ from projections.runner import TABLES, TOPICS, project, rebuild, views_path
 
 def facts(ledger: Ledger, stop: int) -> list[Fact]:
     """Every Party event up to notification `stop`, in log order, with its party's id."""
-    app, owners, out, position = ledger.app, {}, [], 0
+    app, position = ledger.app, 0
+    owners: dict[Any, str] = {}
+    out: list[Fact] = []
     while True:
         batch = app.recorder.select_notifications(
             position, 1000, stop, topics=TOPICS, inclusive_of_start=False
@@ -133,10 +135,10 @@ def dated_checks(all_facts: list[Fact]) -> list[str]:
                     f"party {party} holds {prefix}… negatively or twice on {day}"
                 )
                 break
-    for party, by_date in sorted(fuel.items()):
+    for party, fuel_by_date in sorted(fuel.items()):
         balance = Decimal(0)
-        for day in sorted(by_date):
-            balance += by_date[day]
+        for day in sorted(fuel_by_date):
+            balance += fuel_by_date[day]
             if balance < 0:
                 problems.append(f"party {party} owns {balance:,} gallons of fuel on {day}")
                 break
@@ -145,7 +147,7 @@ def dated_checks(all_facts: list[Fact]) -> list[str]:
 
 def dump(path: str | os.PathLike[str]) -> dict[str, list[tuple[Any, ...]]]:
     """Every view table's rows in primary-key order."""
-    db = Database(path)
+    db = Database(os.fspath(path))
     try:
         return {
             t.name: [tuple(r.values()) for r in db.query(

@@ -57,7 +57,8 @@ def project(fact: Fact, batch: Batch) -> None:
     event, blocks = fact.event, fact.blocks
     if blocks:
         first = blocks[0].key
-        named = (first.d_code, first.vintage, first.k, sum([b.gallon_rins for b in blocks]))
+        named: tuple[int | None, ...] = (
+            first.d_code, first.vintage, first.k, sum([b.gallon_rins for b in blocks]))
     else:
         named = (None, None, None, None)
     volume = getattr(event, "standardized_volume", None) or getattr(event, "volume", None)

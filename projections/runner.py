@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -150,7 +150,7 @@ def follow(
     return position
 
 
-def collect(ledger: Ledger, notifications: list[Notification], owners: Owners) -> Batch:
+def collect(ledger: Ledger, notifications: Sequence[Notification], owners: Owners) -> Batch:
     """Every view's rows for a page of notifications."""
     batch = Batch()
     decode = ledger.app.mapper.to_domain_event

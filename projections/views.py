@@ -69,9 +69,11 @@ class Views:
         known_at: int | datetime | None = None, blocks: bool = False,
     ) -> list[dict[str, Any]]:
         """Positions on `as_of` as the ledger knew them at `known_at` (notification id or time)."""
+        position: Any = known_at
         if isinstance(known_at, datetime):
-            known_at = self._ask(lambda db: [journal.position_at(db, known_at)])[0]
-        return self._ask(holdings.holdings, party, as_of, known_at, blocks)
+            moment = known_at
+            position = self._ask(lambda db: [journal.position_at(db, moment)])[0]
+        return self._ask(holdings.holdings, party, as_of, position, blocks)
 
     def quarterly(self, year: int, party: str | None = None) -> list[dict[str, Any]]:
         return self._ask(quarterly.quarterly, year, party)
