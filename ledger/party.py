@@ -181,6 +181,7 @@ class Party(Aggregate):
         fuel_used: Decimal
 
         def apply(self, party: Party) -> None:
+            """K becomes 2 with the same serials (§80.1425(a)(2), §80.1429(c))."""
             for block in self.rins:
                 party.holdings.remove(block, self.effective_date)
                 party.holdings.add(

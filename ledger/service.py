@@ -215,6 +215,9 @@ def register_party(uow: UnitOfWork, cmd: c.RegisterParty) -> list[str]:
 
 
 def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
+    """Every gallon-RIN is generated K=1, assigned to the batch's volume at once (§80.1425(a)(1),
+    §80.1426(e)(3)), with serials from 00000001 (§80.1426(d)(2)(i)) to V_RIN (§80.1426(d)(2)(ii)).
+    """
     party = uow.registered(cmd.party, "party")
     reg.check_generator(cmd.party, party.roles, party.facilities, cmd.facility)
     if not cmd.generate_rins:

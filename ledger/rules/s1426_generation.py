@@ -292,6 +292,9 @@ def compute_generation(inp: GenerationInput) -> list[BatchYield]:
     """The batch's gallon-RINs by §80.1426(f), one BatchYield per D code sorted by D code.
 
     Raises the rule violated: (c)(5), (c)(6), (c)(8), (d)(1), (d)(2), (f)(5)-(8), §80.1415.
+
+    Every RIN component is computed from the batch's facts (§80.1426(a)(3)): at least one gallon-RIN
+    (§80.1426(d)(2)) and at most 99,999,999 (§80.1426(d)(1)(i)).
     """
     _check_eligible(inp)
     yields = _mixed_fuels(inp) if inp.components is not None else _single_fuel(inp)
@@ -310,6 +313,10 @@ def compute_generation(inp: GenerationInput) -> list[BatchYield]:
 
 
 def _check_eligible(inp: GenerationInput) -> None:
+    """Refuses what §80.1426(c)(5), §80.1426(c)(6) and §80.1426(c)(8) prohibit, as the command's
+    flags state it, and a production period longer than one calendar month (§80.1426(d)(1)(ii)) when
+    both dates are given.
+    """
     GEN_BIOINTERMEDIATE.check(
         not inp.biointermediate, "RINs must not be generated for a biointermediate",
         "biointermediate",
@@ -391,7 +398,11 @@ def _single_fuel(inp: GenerationInput) -> list[BatchYield]:
 
 
 def _standardized_volume(inp: GenerationInput) -> tuple[Fraction, str]:
-    """Vs in gallons and, when computed here, how: (f)(8) temperature, §80.1415(b)(5)-(6)."""
+    """Vs in gallons and, when computed here, how: (f)(8) temperature, §80.1415(b)(5)-(6).
+
+    Ethanol by §80.1426(f)(8)(i), biodiesel by the §80.1426(f)(8)(ii)(A) formula; other fuels are
+    given at 60 °F (§80.1426(f)(8)(iii)).
+    """
     if inp.volume is not None:
         return Fraction(inp.volume), ""
     if inp.btu is not None:
@@ -416,7 +427,12 @@ def _standardized_volume(inp: GenerationInput) -> tuple[Fraction, str]:
 
 
 def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
-    """The paragraph of §80.1426(f) that applies to a single-fuel batch, and its D-code parts."""
+    """The paragraph of §80.1426(f) that applies to a single-fuel batch, and its D-code parts.
+
+    Yard waste is cellulosic (§80.1426(f)(5)(i)(A)); food waste takes the D code given, though
+    §80.1426(f)(5)(i)(B) deems it non-cellulosic; exempt fuel is D6 (§80.1426(f)(6)(ii)); co-fired
+    electricity gives R like any partly renewable fuel (§80.1426(f)(10)(iii), §80.1426(f)(11)(iii)).
+    """
     r = inp.rin_fraction
     if inp.ghg_exempt:
         GEN_EXEMPT_D6.check(
@@ -462,6 +478,8 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
     (f)(3)(vi): Table 4 of §80.1426 is an image in every copy of the regulation, and this
     formula is the reconstruction in reference.md §1, which matches Table 4's variables
     FE_3 … FE_7. Each D code stands for the share FE_Dx / FE_R of the batch's volume.
+
+    Only the renewable portion earns RINs (§80.1426(a)(4)).
     """
     assert inp.feedstocks is not None
     total = Fraction(0)
@@ -486,7 +504,11 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
 
 
 def feedstock_energy(feedstock: Feedstock, field: str = "heating_value_btu_per_lb") -> Fraction:
-    """FE = M × (1 − m) × CF × E in Btu (§80.1426(f)(7)); E defaults by type per (f)(7)(vi)."""
+    """FE = M × (1 − m) × CF × E in Btu (§80.1426(f)(7)); E defaults by type per (f)(7)(vi).
+
+    This is the FE of §80.1426(f)(3)(vi)(B); E is the §80.1426(f)(7)(vi) default or the producer's
+    value (§80.1426(f)(7)(iv)).
+    """
     e = feedstock.heating_value_btu_per_lb or DEFAULT_HEATING_VALUE.get(feedstock.type)
     if e is None:
         raise GEN_FEEDSTOCK_E.violation(
@@ -582,6 +604,10 @@ def check_delayed(
 
     A batch is of the year it is generated (§80.1425(b)); delayed RINs are of the year the fuel
     was produced or imported (§80.1426(g)(10)).
+
+    The window is §80.1426(g)(3), checked on production_start (which the §80.1426(g)(7) volume rests
+    on), the deadline §80.1426(g)(4); the vintage is the production year (§80.1426(g)(10)(i) for
+    2010, §80.1426(g)(10)(ii) for 2011).
     """
     if not is_delayed(batch):
         return generated_on.year
@@ -619,6 +645,9 @@ def check_small_producer_exemption(
 
     `annual_volume` is gallons of renewable fuel a year; `new_facility_years` is which calendar
     year of production a new facility is in (1 = the year of its first gallon), else None.
+
+    The §80.1426(c)(3) limit holds in a new facility's first three calendar years
+    (§80.1426(c)(3)(i)), as the caller counts them.
     """
     if annual_volume < 0:
         raise ValueError(f"annual_volume must not be negative, got {annual_volume}")
