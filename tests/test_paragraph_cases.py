@@ -100,9 +100,8 @@ def test_neat_biodiesel_separates_without_the_80_percent_condition(ledger: Ledge
 def test_co_fired_electricity_earns_rins_for_its_renewable_portion_only() -> None:
     """§80.1426(f)(10)(iii), (f)(11)(iii) by (f)(4): 226,000 kWh / 22.6 = 10,000 gallons at EV
     1.0; with R = 0.6 renewable, 10,000 × 0.6 = 6,000 gallon-RINs."""
-    whole = compute_generation(GenerationInput(fuel="electricity", d_code=3, kwh=226_000))
-    part = compute_generation(
-        GenerationInput(fuel="electricity", d_code=3, kwh=226_000, renewable_fraction="0.6")
-    )
+    batch = {"fuel": "electricity", "d_code": 3, "kwh": 226_000}
+    whole = compute_generation(GenerationInput.model_validate(batch))
+    part = compute_generation(GenerationInput.model_validate({**batch, "renewable_fraction": "0.6"}))
     assert [y.gallon_rins for y in whole] == [10_000]
     assert [(y.gallon_rins, y.paragraph) for y in part] == [(6_000, "§80.1426(f)(4)(i)(B)")]
