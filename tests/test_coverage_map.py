@@ -141,3 +141,29 @@ def test_the_seed_sections_hold_the_paragraphs_the_code_cites() -> None:
                   "§80.1427(a)(7)(iii)", "§80.1428(a)(5)(ii)", "§80.1429(b)(5)(i)(B)"):
         assert cited in real
     assert "§80.1426(h)" not in real and "§80.1429(f)" not in real
+
+
+# --- the map's own checks, on hand-made entries ----------------------------------------------
+
+def test_a_whole_entry_covers_its_subparagraphs_unless_they_have_their_own() -> None:
+    found = [REG.Paragraph(i, "") for i in ("§80.9(a)", "§80.9(a)(1)", "§80.9(a)(2)", "§80.9(b)")]
+    whole = MAP.Entry("§80.9(a)", "A", "missing", reason="none", whole=True)
+    own = MAP.Entry("§80.9(a)(2)", "A2", "not a ledger rule", reason="a definition")
+    owned = MAP.owners([whole, own], found)
+    assert {pid: e.id for pid, e in owned.items()} == {
+        "§80.9(a)": "§80.9(a)", "§80.9(a)(1)": "§80.9(a)", "§80.9(a)(2)": "§80.9(a)(2)",
+    }  # §80.9(b) has none: the completeness test would name it
+    assert MAP.counts([whole, own], found) == {"missing": 2, "not a ledger rule": 1}
+    assert not MAP.is_within("§80.9(a)(10)", "§80.9(a)(1)")
+
+
+def test_an_entry_that_names_no_code_or_no_reason_is_malformed() -> None:
+    assert MAP.Entry("§80.9(a)", "A", "enforced", tests=["t"]).problems() == [
+        "§80.9(a): a enforced paragraph names its functions and tests"
+    ]
+    assert MAP.Entry("§80.9(a)", "A", "missing").problems() == [
+        "§80.9(a): a missing paragraph says why"
+    ]
+    assert MAP.Entry("§80.9(a)", "A", "done", reason="x").problems()[0].startswith(
+        "§80.9(a): status 'done'"
+    )
