@@ -45,11 +45,11 @@ class Entry:
         if self.status not in STATUSES:
             out.append(f"{self.id}: status {self.status!r} is not one of {STATUSES}")
         if self.status in NAMED and not (self.functions and self.tests):
-            out.append(f"{self.id}: a {self.status} paragraph names its functions and tests")
+            out.append(f"{self.id}: {self.status} paragraphs name their functions and tests")
         if self.status not in NAMED and (self.functions or self.tests):
-            out.append(f"{self.id}: a {self.status} paragraph names no functions or tests")
+            out.append(f"{self.id}: {self.status} paragraphs name no functions or tests")
         if self.status not in ("enforced", "computed") and not self.reason:
-            out.append(f"{self.id}: a {self.status} paragraph says why")
+            out.append(f"{self.id}: {self.status} paragraphs say why")
         return out
 
 

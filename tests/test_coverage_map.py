@@ -159,10 +159,10 @@ def test_a_whole_entry_covers_its_subparagraphs_unless_they_have_their_own() -> 
 
 def test_an_entry_that_names_no_code_or_no_reason_is_malformed() -> None:
     assert MAP.Entry("§80.9(a)", "A", "enforced", tests=["t"]).problems() == [
-        "§80.9(a): a enforced paragraph names its functions and tests"
+        "§80.9(a): enforced paragraphs name their functions and tests"
     ]
     assert MAP.Entry("§80.9(a)", "A", "missing").problems() == [
-        "§80.9(a): a missing paragraph says why"
+        "§80.9(a): missing paragraphs say why"
     ]
     assert MAP.Entry("§80.9(a)", "A", "done", reason="x").problems()[0].startswith(
         "§80.9(a): status 'done'"
