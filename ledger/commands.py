@@ -17,9 +17,11 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    SerializerFunctionWrapHandler,
     Tag,
     TypeAdapter,
     ValidationError,
+    model_serializer,
     model_validator,
 )
 
@@ -184,6 +186,20 @@ class ReportObligation(CommandBase):
     diesel_volume: Volume | None = None
     approach: str | None = None
     bbd_2010_reduction: Annotated[int, Field(ge=0)] = 0
+    basis: Annotated[
+        list[Literal["refining", "importing", "blendstocks", "s80_1408"]],
+        Field(min_length=1, max_length=4,
+              description="what the non-export RVO arises from (§80.1429(b)(9))"),
+    ] | None = None
+
+    @model_serializer(mode="wrap")
+    def _basis_only_if_stated(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Leave out an unstated `basis`, so that a report made before the field existed keeps
+        its content digest and is still recognised as the same command when sent again."""
+        data: dict[str, Any] = handler(self)
+        if data.get("basis") is None:
+            data.pop("basis", None)
+        return data
 
     @model_validator(mode="after")
     def _rvo_or_volumes(self) -> ReportObligation:

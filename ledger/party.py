@@ -189,13 +189,6 @@ class Party(Aggregate):
                 )
             if self.fuel_used:
                 party.fuel.deliver(self.fuel_used, self.effective_date)
-            if self.reason == "obligated_party":
-                year = str(self.effective_date.year)
-                for block in self.rins:
-                    slot = f"{year}:{block.key.d_code}"
-                    party.separated_as_obligated[slot] = (
-                        party.separated_as_obligated.get(slot, 0) + block.gallon_rins
-                    )
 
     class Retired(Event):
         """Gallon-RINs retired, for compliance or another EMTS reason; they never move again."""
@@ -214,9 +207,13 @@ class Party(Aggregate):
                 party.holdings.remove(block, self.effective_date)
 
     class ObligationReported(Event):
-        """An obligated party's or exporter's RVOs for a year (§80.1407), given or computed."""
+        """An obligated party's or exporter's RVOs for a year (§80.1407), given or computed.
+
+        Version 2 added `basis`, what the RVO arises from (§80.1429(b)(9)); v1 reports stated none.
+        """
 
         TOPIC = "rin_ledger:Party.ObligationReported"
+        class_version = 2
         effective_date: date | None
         client_id: str | None
         year: int
@@ -226,6 +223,11 @@ class Party(Aggregate):
         diesel_volume: Decimal | None
         approach: str | None
         bbd_2010_reduction: int
+        basis: list[str] | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["basis"] = None
 
         def apply(self, party: Party) -> None:
             party.obligations[str(self.year)] = dict(self.rvo)
@@ -243,7 +245,6 @@ class Party(Aggregate):
         self.batches_used: dict[str, list[str]] = {}
         self.produced: dict[str, Decimal] = {}
         self.obligations: dict[str, dict[str, int]] = {}
-        self.separated_as_obligated: dict[str, int] = {}
 
     @classmethod
     def register(

@@ -34,6 +34,7 @@ from ledger.rules import s1429_separation as sep
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1450_registration as reg
 from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
+from ledger.separation_year import separation_year
 
 
 @dataclass
@@ -352,30 +353,21 @@ def separate(uow: UnitOfWork, cmd: c.Separate) -> list[str]:
         )
     blocks = resolve(party, cmd.rins, cmd.date)
     count = sum(b.gallon_rins for b in blocks)
+    fuels = {b.key.fuel for b in blocks}
+    reason = sep.read_for_fuels(reason, cmd.reason, fuels)
     sep.check_separation(
         reason, k=blocks[0].key.k, gallon_rins=count, volume=cmd.volume,
-        blend_percent=cmd.blend_percent, fuels={b.key.fuel for b in blocks}, roles=party.roles,
+        blend_percent=cmd.blend_percent, fuels=fuels, roles=party.roles,
     )
     if cmd.volume is not None and reason.word in sep.NEEDS_VOLUME:
         r1428.check_fuel_owned(
             cmd.volume, party.fuel.available(cmd.date), cmd.party, cmd.date.isoformat()
         )
-    if reason.word == "obligated_party":
-        year = cmd.date.year
-        by_d: dict[tuple[int, bool], int] = {}
-        for b in blocks:
-            slot = (b.key.d_code, b.key.company == cmd.party)
-            by_d[slot] = by_d.get(slot, 0) + b.gallon_rins
-        for (d_code, own), gallon_rins in sorted(by_d.items()):
-            sep.check_obligated_cap(
-                generated_by_self=own, roles=party.roles, d_code=d_code, year=year,
-                gallon_rins=gallon_rins,
-                already=party.separated_as_obligated.get(f"{year}:{d_code}", 0),
-                rvo=party.obligations.get(str(year)),
-            )
     if reason.word == "replacement":
         for b in blocks:
             sep.check_replacement(b.key.company, cmd.party)
+    if reason.paragraph in sep.UNBLENDED and "obligated_party" in party.roles:
+        check_separation_limits(uow, party, cmd.date.year, blocks)
     fuel_used = cmd.volume if cmd.volume is not None and reason.word in sep.FUEL_USING else 0
     party.record(
         Party.Separated, effective_date=cmd.date, client_id=cmd.id, rins=blocks,
@@ -383,6 +375,28 @@ def separate(uow: UnitOfWork, cmd: c.Separate) -> list[str]:
         volume=cmd.volume, blend_percent=cmd.blend_percent, fuel_used=Decimal(fuel_used),
     )
     return []
+
+
+def check_separation_limits(uow: UnitOfWork, party: Party, year: int, blocks: list[RinBlock]
+                            ) -> None:
+    """§80.1429(b)(7) on the RINs the party generated itself, then (b)(9) on all, if it is a
+    (b)(9) party; each per D code against the year's RVOs including the deficit carried in."""
+    facts = separation_year(uow.history(party), party.party_id, year, uow.invalid_in)
+    own: dict[int, int] = {}
+    every: dict[int, int] = {}
+    for b in blocks:
+        every[b.key.d_code] = every.get(b.key.d_code, 0) + b.gallon_rins
+        if b.key.company == party.party_id:
+            own[b.key.d_code] = own.get(b.key.d_code, 0) + b.gallon_rins
+    limits = [(sep.SEP_OBLIGATED_CAP, own, facts.own)]
+    if sep.is_b9_party(party.roles, facts.basis):
+        limits.append((sep.SEP_IMPORTER_CAP, every, facts.counted))
+    for capped, separating, already in limits:
+        for d_code, gallon_rins in sorted(separating.items()):
+            sep.check_limit(
+                capped, d_code=d_code, year=year, gallon_rins=gallon_rins,
+                already=already.get(d_code, 0), rvo=facts.rvo,
+            )
 
 
 def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
@@ -470,7 +484,7 @@ def report_obligation(uow: UnitOfWork, cmd: c.ReportObligation) -> list[str]:
         Party.ObligationReported, effective_date=cmd.date, client_id=cmd.id, year=cmd.year,
         rvo={str(k): v for k, v in rvo.items()}, source=source,
         gasoline_volume=cmd.gasoline_volume, diesel_volume=cmd.diesel_volume,
-        approach=cmd.approach, bbd_2010_reduction=cmd.bbd_2010_reduction,
+        approach=cmd.approach, bbd_2010_reduction=cmd.bbd_2010_reduction, basis=cmd.basis,
     )
     return []
 

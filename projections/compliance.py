@@ -14,7 +14,12 @@ from typing import Any
 from sqlite_utils import Database
 
 from ledger.rules.s1407_obligations import Category
-from ledger.rules.s1427_compliance import CompliancePosition, Retirement, compliance_positions
+from ledger.rules.s1427_compliance import (
+    CompliancePosition,
+    Retirement,
+    YearReport,
+    chain_positions,
+)
 from projections.batch import Batch
 from projections.facts import Fact
 from projections.invalid import REPLACEMENT, invalid_retired
@@ -51,7 +56,8 @@ POSITIONS = Table(
         "prior_year_rins": (int, "valid gallon-RINs of last year's vintage retired"),
         "prior_year_applied": (int, "prior-year gallon-RINs counted, at most 20 % of the RVO "
                                "(§80.1427(a)(5))"),
-        "applied": (int, "gallon-RINs applied to the RVO"),
+        "applied": (int, "gallon-RINs applied to the RVO, never more than it (§80.1427(a)(1)); "
+                    "the excess retired counts for no other year ((a)(6)(ii))"),
         "deficit": (int, "RVO − applied, never negative"),
         "status": (str, "compliant, deficit_carried or violation"),
     },
@@ -128,22 +134,14 @@ def positions(db: Database, party: str) -> list[CompliancePosition]:
         sums.items(), key=lambda item: (item[0][:3], item[0][3] or "")
     ):
         retired[year].append(Retirement(d_code, vintage, n, category))
-    first = min(reports)
-    last = max([*reports, *retired])
-    out: list[CompliancePosition] = []
-    previous: dict[Category, CompliancePosition] | None = None
-    previous_approach: str | None = None
-    for year in range(first, last + 1):
-        report = reports.get(year, {})
-        approach = report.get("approach")
-        previous = compliance_positions(
-            party, year, {c: int(report.get(c.value) or 0) for c in Category},
-            retired.get(year, []), previous, approach, previous_approach,
+    years = chain_positions(party, {
+        year: YearReport(
+            {c: int(report.get(c.value) or 0) for c in Category}, report.get("approach"),
             int(report.get("bbd_2010_reduction") or 0),
         )
-        previous_approach = approach or previous_approach
-        out.extend(previous[c] for c in Category)
-    return out
+        for year, report in reports.items()
+    }, retired)
+    return [positions[c] for positions in years.values() for c in Category]
 
 
 def slot(row: Any) -> tuple[int, int, int, str | None]:

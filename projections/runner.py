@@ -43,7 +43,8 @@ VIEW_MODULES = (holdings, quarterly, compliance, lineage, journal, market, inval
 TABLES = tuple(t for m in (parties, *VIEW_MODULES) for t in m.TABLES)
 SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
 #: the tables' layout, kept in the file's user_version: a file of an older one is projected anew
-LAYOUT = 1
+#: (2: compliance rows apply at most the RVO, §80.1427(a)(1); rows of layout 1 may not)
+LAYOUT = 2
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a

@@ -18,7 +18,8 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 FILE = EXAMPLES / "every_rule.jsonl"
 EXPECTED = EXAMPLES / "every_rule.expected"
 
-#: Broken by a line of the file, in file order (RIN-RR twice: by an EV of 10.0 and by RR "00").
+#: Broken by a line of the file, in file order (RIN-RR twice: by an EV of 10.0 and by RR "00";
+#: SEP-BLEND-PER-GALLON twice: without the volume and over 2.5 per gallon).
 COVERED = {
     "REG-DUPLICATE", "REG-ROLES", "GEN-DELAYED-WINDOW", "GEN-DELAYED-DEADLINE", "REG-GENERATOR",
     "RIN-BATCH-UNIQUE", "GEN-EV", "GEN-EV-OTHER", "RIN-RR", "GEN-STANDARDIZE", "GEN-BATCH-MAX",
@@ -27,13 +28,14 @@ COVERED = {
     "GEN-SMALL-PRODUCER", "GEN-NEW-PRODUCER", "SPLIT-SUM", "SPLIT-HELD", "TRANSFER-SELF",
     "REG-UNREGISTERED", "ASSIGNED-WITH-FUEL", "ASSIGNED-PER-GALLON", "FUEL-NOT-OWNED",
     "EMTS-SEPARATION-REASON", "SEP-OBLIGATED", "SEP-SMALL-REFINER", "SEP-REPLACEMENT",
-    "SEP-VOLUME", "SEP-BLEND-PER-GALLON", "SEP-BIODIESEL-80", "SEP-ASSIGNED-ONLY",
+    "SEP-BLEND-PER-GALLON", "SEP-BIODIESEL-80", "SEP-ASSIGNED-ONLY",
     "SEP-EXPORT-PER-GALLON", "SEP-BIOGAS", "OBL-STANDARD-YEAR", "OBL-RVO-CATEGORY",
     "SEP-OBLIGATED-CAP", "SEP-IMPORTER-CAP", "RINS-NOT-HELD", "RIN-FORMAT", "RIN-K", "RIN-YEAR",
     "RIN-COMPANY", "RIN-FACILITY", "RIN-BATCH", "RIN-D", "RIN-SERIALS", "EMTS-RETIREMENT-REASON",
     "RETIRE-YEAR", "RETIRE-OBLIGATED", "CMP-K2", "CMP-VINTAGE", "CMP-D7-DESIGNATION",
     "REPLACE-NEEDED", "INVALID-ONCE", "INVALID-GENERATED", "REPLACE-D-CODE", "INVALID-USE",
-    "INVALID-TRANSFER",
+    "INVALID-TRANSFER", "SEP-OBLIGATED-PER-GALLON", "SEP-NEAT-PER-GALLON",
+    "SEP-SMALL-REFINER-PER-GALLON",
 }
 #: No line can break these: the command model's typed fields (`rvo` values `int >= 0`,
 #: `gasoline_volume`/`diesel_volume` finite `Decimal >= 0`) refuse the line as a format error first.
@@ -67,7 +69,9 @@ def test_each_break_line_is_refused_by_its_rule_and_every_other_line_applies(
         if command_id.startswith("break-"):
             rule_id = outcome.get("rule")
             assert outcome["status"] == "rejected" and rule_id, (number, command_id, outcome)
-            assert command_id in (f"break-{rule_id}", f"break-{rule_id}-from-EV"), outcome
+            assert command_id in (
+                f"break-{rule_id}", f"break-{rule_id}-from-EV", f"break-{rule_id}-without-volume"
+            ), outcome
             broken.add(rule_id)
         else:
             assert outcome["status"] == "applied", (number, command_id, outcome)

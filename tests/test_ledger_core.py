@@ -200,7 +200,7 @@ def party_state(party: Party) -> dict[str, Any]:
         "version": party.version, "holdings": sorted(map(str, party.holdings.to_records())),
         "fuel": party.fuel.to_records(), "batches": party.batches_used,
         "produced": party.produced, "obligations": party.obligations,
-        "separated": party.separated_as_obligated, "roles": party.roles,
+        "roles": party.roles,
     }
 
 

@@ -287,8 +287,8 @@ def test_sep_assigned_only(ledger: Ledger) -> None:
 
 def test_sep_volume(ledger: Ledger) -> None:
     give_blender(ledger)
-    refused(ledger, separate("2001", "blending", rins(6, 1, 1_000)), "SEP-VOLUME",
-            "§80.1429(b)", "volume", "separation for blending needs the volume of fuel")
+    refused(ledger, separate("2001", "blending", rins(6, 1, 1_000)), "SEP-BLEND-PER-GALLON",
+            "§80.1429(b)(2)", "volume", "separation for blending needs the volume of fuel")
     ok(ledger, **separate("2001", "blending", rins(6, 1, 1_000), volume=1_000))
 
 

@@ -342,11 +342,12 @@ class LedgerVersusModel(RuleBasedStateMachine):
         # every RIN here is a 2024 D6 RIN: it counts toward RF only (§80.1427(a)(2)(iv))
         positions = {row["category"]: row for row in views.compliance(2024, "3001")}
         for category, rvo in self.rvo.items():
-            applied = self.retired_for_2024 if category == "RF" else 0
-            deficit = max(0, rvo - applied)
+            retired = self.retired_for_2024 if category == "RF" else 0
+            applied = min(rvo, retired)  # never more than the RVO (§80.1427(a)(1))
+            deficit = rvo - applied
             assert positions[category] == {
                 "party": "3001", "year": 2024, "category": category, "rvo": rvo,
-                "deficit_carried_in": 0, "current_year_rins": applied, "prior_year_rins": 0,
+                "deficit_carried_in": 0, "current_year_rins": retired, "prior_year_rins": 0,
                 "prior_year_applied": 0, "applied": applied, "deficit": deficit,
                 "status": "compliant" if deficit == 0 else "deficit_carried",
             }

@@ -111,13 +111,15 @@ def test_sample_compliance_d4_counts_to_bbd_ab_and_rf(views: Views) -> None:
     # CB 7,080, BBD 33,840, AB 45,480, RF 150,000. Retired for 2024: 60,000 D4 (BBD, AB, RF)
     # and 90,000 D6 (RF only). CB: nothing valid → deficit 7,080, carried (first deficit).
     # BBD 60,000 ≥ 33,840; AB 60,000 ≥ 45,480; RF 60,000 + 90,000 = 150,000 ≥ 150,000.
+    # At most the RVO is applied (§80.1427(a)(1)): BBD min(60,000, 33,840) = 33,840, AB
+    # min(60,000, 45,480) = 45,480; the excess counts for no other year ((a)(6)(ii)).
     rows = views.compliance(2024)
     table = {r["category"]: (r["rvo"], r["current_year_rins"], r["applied"], r["deficit"],
                              r["status"]) for r in rows}
     assert table == {
         "CB": (7_080, 0, 0, 7_080, "deficit_carried"),
-        "BBD": (33_840, 60_000, 60_000, 0, "compliant"),
-        "AB": (45_480, 60_000, 60_000, 0, "compliant"),
+        "BBD": (33_840, 60_000, 33_840, 0, "compliant"),
+        "AB": (45_480, 60_000, 45_480, 0, "compliant"),
         "RF": (150_000, 150_000, 150_000, 0, "compliant"),
     }
     assert list(rows[0]) == [

@@ -71,3 +71,21 @@ def test_a_first_release_store_keeps_naming_command_records_by_uuid5(tmp_path: P
     )
     assert records[-1].originator_id == uuid5(COMMAND_NAMESPACE, "after-upgrade-2")
     assert ledger.apply(new).status == "duplicate"
+
+
+def test_v1_obligation_reports_upcast_to_no_stated_basis(tmp_path: Path) -> None:
+    """ObligationReported v2 added `basis` (§80.1429(b)(9)); a v1 report stated none, so the
+    (b)(9) test falls back on the party's registered roles."""
+    ledger = load_v1_store(tmp_path)
+    stored = list(ledger.app.events.get(Party.create_id("3001")))
+    reports = [e for e in stored if isinstance(e, Party.ObligationReported)]
+    # sample line 14: 3001's 2024 RVO from 900,000 + 300,000 gal; RF 12.50 % = 150,000
+    assert [(e.year, e.rvo["RF"], e.basis) for e in reports] == [(2024, 150_000, None)]
+
+
+def test_a_release_1_obligation_report_sent_again_is_still_a_duplicate(tmp_path: Path) -> None:
+    """Adding `basis` to report_obligation must not change the digest of a report without it."""
+    ledger = load_v1_store(tmp_path)
+    line = SAMPLE.read_text().splitlines()[13]  # sample line 14, o-3001-2024
+    assert '"report_obligation"' in line
+    assert ledger.apply(line).status == "duplicate"

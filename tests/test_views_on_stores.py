@@ -20,6 +20,7 @@ def test_views_follow_the_store_and_verify(store: Store) -> None:
         # 1,200,000 gal × 0.59 % = 7,080 CB, no D3 or D7 retired → 7,080 short, carried
         assert (rows["CB"]["rvo"], rows["CB"]["deficit"], rows["CB"]["status"]) == (
             7_080, 7_080, "deficit_carried")
-        # 60,000 D4 count toward BBD (2.82 % → 33,840) and AB; with 90,000 D6 toward RF 150,000
-        assert rows["BBD"]["applied"] == 60_000 and rows["RF"]["applied"] == 150_000
+        # 60,000 D4 count toward BBD (2.82 % → 33,840, of which at most 33,840 is applied,
+        # §80.1427(a)(1)) and AB; with 90,000 D6 toward RF: 60,000 + 90,000 = 150,000
+        assert rows["BBD"]["applied"] == 33_840 and rows["RF"]["applied"] == 150_000
         assert views.verify() == []

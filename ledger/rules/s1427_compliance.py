@@ -6,6 +6,7 @@ which refuse; and the year-end position per obligation, which reports and never 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
 from enum import StrEnum
@@ -133,6 +134,16 @@ class Retirement:
 
 
 @dataclass(frozen=True)
+class YearReport:
+    """The obligation report in force for a year: its RVOs before any carried deficit
+    (§80.1407(a)), the compliance approach ((b)(1)(iv)) and the (a)(7)(i) 2010 BBD reduction."""
+
+    rvo: Mapping[Category, int]
+    approach: str | None = None
+    bbd_2010_reduction: int = 0
+
+
+@dataclass(frozen=True)
 class CompliancePosition:
     """One party's position on one RVO for one year, the report of `rin compliance`."""
 
@@ -188,6 +199,31 @@ def compliance_positions(
     }
 
 
+def chain_positions(
+    party: str,
+    reports: Mapping[int, YearReport],
+    retired: Mapping[int, list[Retirement]],
+    last: int | None = None,
+) -> dict[int, dict[Category, CompliancePosition]]:
+    """Each year's positions from the first reported year to `last` (default: the last year with
+    a report or a retirement), each year's carried deficit part of the next year's RVO
+    (§80.1407(a), §80.1427(b)). A year without a report has base RVOs of 0."""
+    if not reports:
+        return {}
+    end = max([*reports, *retired]) if last is None else last
+    out: dict[int, dict[Category, CompliancePosition]] = {}
+    previous: dict[Category, CompliancePosition] | None = None
+    previous_approach: str | None = None
+    for year in range(min(reports), end + 1):
+        report = reports.get(year, YearReport({}))
+        previous = out[year] = compliance_positions(
+            party, year, dict(report.rvo), retired.get(year, []), previous, report.approach,
+            previous_approach, report.bbd_2010_reduction,
+        )
+        previous_approach = report.approach or previous_approach
+    return out
+
+
 def _position(
     party: str,
     year: int,
@@ -230,8 +266,12 @@ def _position(
     else:
         prior = retired(year - 1)
         prior_applied = min(prior, _floor_share(_PRIOR_YEAR_SHARE, rvo))  # §80.1427(a)(5)
-    applied = current + prior_applied
-    deficit = max(0, rvo - applied)  # §80.1427(b)(2)
+    # §80.1427(a)(1): Σ_i + Σ_i−1 = RVO_i, so no more than the RVO is applied: the prior-year
+    # RINs counted (at most 20 % of it, so never more than it), then current-year RINs up to the
+    # rest. The excess retired for year i counts for no other year ((a)(6)(ii)), so
+    # D_i = RVO_i − applied (§80.1427(b)(2)) is never negative.
+    applied = prior_applied + min(current, rvo - prior_applied)
+    deficit = rvo - applied
     return CompliancePosition(
         party=party,
         year=year,

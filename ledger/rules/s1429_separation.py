@@ -1,36 +1,38 @@
 """Separating RINs from fuel (§80.1429): only under one of (b)(1)-(b)(10), each with its conditions.
 
 Separation turns K=1 into K=2 (§80.1429(c)). Volumes are the fuel blended, exported or used;
-for those reasons that fuel leaves the party's unblended renewable inventory.
+for those reasons that fuel leaves the party's unblended renewable inventory. Checks follow the
+paragraph a reason rests on, not its word or code, and each refusal cites that paragraph. The
+ledger cannot see designation and use ((b)(4), (b)(5)) or small refinery exemptions ((b)(8)(i)):
+the reason named and the `small_refiner` role stand for them.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from ledger.emts import SeparationReason
-from ledger.rules.catalogue import rule
+from ledger.emts import EMTS_SEPARATION_REASON, SEPARATION_REASONS, SeparationReason
+from ledger.rules.catalogue import Rule, rule
 from ledger.rules.s1428_rins import MAX_PER_GALLON
 
 SEP_ASSIGNED_ONLY = rule(
     "SEP-ASSIGNED-ONLY", "§80.1429(c)", "only assigned (K=1) RINs are separated; K goes 1 → 2"
 )
-SEP_VOLUME = rule(
-    "SEP-VOLUME", "§80.1429(b)",
-    "a separation on owning, blending, export or use names the volume of fuel it rests on",
-)
 SEP_OBLIGATED = rule(
     "SEP-OBLIGATED", "§80.1429(b)(1)", "only an obligated party separates as obligated party"
 )
 SEP_BLEND_PER_GALLON = rule(
-    "SEP-BLEND-PER-GALLON", "§80.1429(b)(2)", "at most 2.5 RINs per gallon of blended fuel"
+    "SEP-BLEND-PER-GALLON", "§80.1429(b)(2)",
+    "a separation on blending names the volume blended; at most 2.5 RINs per gallon of it",
 )
 SEP_EXPORT_PER_GALLON = rule(
-    "SEP-EXPORT-PER-GALLON", "§80.1429(b)(3)", "at most 2.5 RINs per gallon of exported fuel"
+    "SEP-EXPORT-PER-GALLON", "§80.1429(b)(3)",
+    "a separation on export names the volume exported; at most 2.5 RINs per gallon of it",
 )
 SEP_BIOGAS = rule(
     "SEP-BIOGAS", "§80.1429(b)(5)",
-    "the biogas/electricity reason applies only to RINs generated for biogas or electricity",
+    "the biogas/electricity reason applies only to RINs generated for biogas or electricity, "
+    "and names the volume designated and used",
 )
 SEP_BIODIESEL_80 = rule(
     "SEP-BIODIESEL-80", "§80.1429(b)(6)",
@@ -38,17 +40,33 @@ SEP_BIODIESEL_80 = rule(
 )
 SEP_OBLIGATED_CAP = rule(
     "SEP-OBLIGATED-CAP", "§80.1429(b)(7)",
-    "an obligated party separating RINs it generated for unblended fuel stays within its "
-    "per-D-code annual limit from its RVOs",
+    "an obligated party separating RINs it generated itself for fuel it has not blended "
+    "((b)(1), (b)(10)) stays within its per-D-code annual limit from its RVOs, deficit included",
 )
 SEP_IMPORTER_CAP = rule(
     "SEP-IMPORTER-CAP", "§80.1429(b)(9)",
-    "an obligated importer (no refinery) separating as obligated party stays within the "
-    "per-D-code annual limit from its RVOs",
+    "a party whose RVO arises solely from importing, adding blendstocks or §80.1408 keeps its "
+    "separations other than under (b)(2)-(5) and (b)(8) within the per-D-code annual limit",
 )
 SEP_SMALL_REFINER = rule(
     "SEP-SMALL-REFINER", "§80.1429(b)(8)",
-    "the small-refiner reason is for registered small refiners that are not otherwise obligated",
+    "a small refiner that is not otherwise obligated separates only RINs of fuel it blends or "
+    "uses; the small-refiner reason is for such parties only",
+)
+SEP_OBLIGATED_PER_GALLON = rule(
+    "SEP-OBLIGATED-PER-GALLON", "§80.1429(b)(1)",
+    "an obligated party separates only RINs assigned to the volume it owns, which it names: at "
+    "most 2.5 per gallon of it (§80.1428(a)(4))",
+)
+SEP_NEAT_PER_GALLON = rule(
+    "SEP-NEAT-PER-GALLON", "§80.1429(b)(4)",
+    "RINs separated for neat fuel designated and used as such are those assigned to the volume "
+    "named: at most 2.5 per gallon",
+)
+SEP_SMALL_REFINER_PER_GALLON = rule(
+    "SEP-SMALL-REFINER-PER-GALLON", "§80.1429(b)(8)",
+    "a small refiner separates only RINs assigned to the volume it blends or uses, which it "
+    "names: at most 2.5 per gallon",
 )
 SEP_REPLACEMENT = rule(
     "SEP-REPLACEMENT", "§80.1429(b)(10)",
@@ -62,12 +80,35 @@ FUEL_USING = frozenset({
 })
 NEEDS_VOLUME = FUEL_USING | {"obligated_party"}
 
+B1, B2, B4, B5, B8, B10 = (f"§80.1429(b)({n})" for n in (1, 2, 4, 5, 8, 10))
+#: the rule bounding the gallon-RINs by the volume named, per paragraph: (b)(2) and (b)(3) say
+#: 2.5 per gallon; (b)(1), (b)(4) and (b)(8) separate the RINs assigned to the volume, and at most
+#: 2.5 are assigned per gallon (§80.1428(a)(4)). (b)(5) biogas and electricity are not in gallons.
+PER_GALLON = {
+    B1: SEP_OBLIGATED_PER_GALLON, B2: SEP_BLEND_PER_GALLON, "§80.1429(b)(3)": SEP_EXPORT_PER_GALLON,
+    B4: SEP_NEAT_PER_GALLON, B8: SEP_SMALL_REFINER_PER_GALLON,
+}
+#: the rule refusing a separation without the volume it rests on, per paragraph
+VOLUME_RULES = {**PER_GALLON, B5: SEP_BIOGAS}
+#: (b)(8): blending ((b)(2)) or use ((b)(4), (b)(5)), and its own reason
+SMALL_REFINER_PARAGRAPHS = frozenset({B2, B4, B5, B8})
+#: separations of RINs for fuel the party keeps unblended: those (b)(7) limits for own RINs,
+#: and those (b)(9) does not except ((b)(2)-(5) and (b)(8) are excepted)
+UNBLENDED = frozenset({B1, B10})
+#: the fuels of §80.1426(f) RINs that (b)(5) separates
+BIOGAS_FUELS = frozenset({"biogas", "electricity"})
+
+
+def read_for_fuels(reason: SeparationReason, given: object, fuels: set[str]) -> SeparationReason:
+    """EMTS code 30 (designated and used without blending) names both (b)(4) and (b)(5); given as
+    a code for RINs generated for biogas or electricity only, it rests on (b)(5)."""
+    if reason.code == 30 and given != reason.word and fuels and fuels <= BIOGAS_FUELS:
+        return next(r for r in SEPARATION_REASONS if r.paragraph == B5)
+    return reason
+
 
 def cap_for(d_code: int, rvo: dict[str, int]) -> int:
-    """§80.1429(b)(7)(i)-(v) and (b)(9)(i)-(v): the annual limit per D code from the RVOs.
-
-    The same limits serve §80.1429(b)(9).
-    """
+    """§80.1429(b)(7)(i)-(v) and (b)(9)(i)-(v): the annual limit per D code from the RVOs."""
     cb, bbd, ab, rf = (rvo.get(c, 0) for c in ("CB", "BBD", "AB", "RF"))
     return {3: cb, 4: bbd, 7: max(bbd, cb), 5: ab - cb - bbd, 6: rf - ab}[d_code]
 
@@ -82,41 +123,40 @@ def check_separation(
     fuels: set[str],
     roles: list[str],
 ) -> None:
-    """The conditions of the one (b) paragraph the reason rests on.
-
-    By reason: the volume §80.1429(b); obligated party §80.1429(b)(1); blending at most 2.5 a gallon
-    §80.1429(b)(2), which also limits neat use §80.1429(b)(4) and small refiners §80.1429(b)(8);
-    export §80.1429(b)(3); biogas or electricity §80.1429(b)(5); biodiesel at 80 % or less
-    §80.1429(b)(6), not for obligated parties (§80.1429(b)(6)(i)) nor neat use (§80.1429(b)(6)(ii));
-    K=1 only, becoming 2 (§80.1429(c)).
-    """
+    """The conditions of the one (b) paragraph the reason rests on, by paragraph, so that a word
+    and an EMTS code naming the same paragraph meet the same checks."""
+    word, paragraph = reason.word, reason.paragraph
+    EMTS_SEPARATION_REASON.check(
+        paragraph.startswith("§80.1429(b)"),
+        f"{reason.name} (EMTS {reason.code}) are separated only as they are generated "
+        f"({paragraph}); a separation rests on one of §80.1429(b)(1)-(b)(10)",
+        "reason",
+    )
     SEP_ASSIGNED_ONLY.check(k == 1, f"these RINs have K={k}; only K=1 RINs are separated", "rins")
-    word = reason.word
-    if word in NEEDS_VOLUME:
-        SEP_VOLUME.check(
-            volume is not None, f"separation for {word} needs the volume of fuel", "volume"
-        )
-    if word == "obligated_party":
+    if paragraph in VOLUME_RULES:
+        check_volume_named(VOLUME_RULES[paragraph], word, volume)
+    if paragraph == B1:
         SEP_OBLIGATED.check(
             "obligated_party" in roles,
             f"the party is registered as {', '.join(roles)}, not as an obligated party",
             "reason",
         )
-    per_gallon = {"export": SEP_EXPORT_PER_GALLON}.get(word, SEP_BLEND_PER_GALLON)
-    if word in FUEL_USING and word not in ("biogas_electricity",):
-        assert volume is not None
-        per_gallon.check(
-            gallon_rins <= MAX_PER_GALLON * volume,
-            f"{gallon_rins:,} gallon-RINs separated for {volume:,} gallons is more than "
-            "2.5 per gallon",
-            "volume",
+    if "small_refiner" in roles and "obligated_party" not in roles:
+        SEP_SMALL_REFINER.check(
+            paragraph in SMALL_REFINER_PARAGRAPHS,
+            "a small refiner separates only RINs of fuel it blends or uses as transportation "
+            f"fuel, heating oil or jet fuel, not for {word}",
+            "reason",
         )
-    if word == "biogas_electricity":
+    per_gallon = PER_GALLON.get(paragraph)
+    if per_gallon is not None and volume is not None:
+        check_per_gallon(per_gallon, gallon_rins, volume)
+    if paragraph == B5:
         SEP_BIOGAS.check(
-            fuels <= {"biogas", "electricity"},
+            fuels <= BIOGAS_FUELS,
             f"these RINs were generated for {', '.join(sorted(fuels))}", "rins",
         )
-    if word in ("blending", "upstream_delegation") and "biodiesel" in fuels and (
+    if paragraph == B2 and "biodiesel" in fuels and (
         "obligated_party" not in roles  # (b)(6)(i): not for biodiesel owned by obligated parties
     ):
         SEP_BIODIESEL_80.check(
@@ -135,20 +175,39 @@ def check_separation(
         )
 
 
-def check_obligated_cap(
-    *, generated_by_self: bool, roles: list[str], d_code: int, year: int, gallon_rins: int,
-    already: int, rvo: dict[str, int] | None,
-) -> None:
-    """(b)(7) for RINs the obligated party generated itself; (b)(9) for obligated importers.
+def check_volume_named(violated: Rule, word: str, volume: Decimal | None) -> None:
+    """The volume of fuel owned, blended, exported or used that the separation rests on."""
+    violated.check(volume is not None, f"separation for {word} needs the volume of fuel", "volume")
 
-    The limits of §80.1429(b)(7) and §80.1429(b)(9).
-    """
-    if generated_by_self:
-        capped = SEP_OBLIGATED_CAP
-    elif "importer" in roles and "refiner" not in roles:
-        capped = SEP_IMPORTER_CAP
-    else:
-        return
+
+def check_per_gallon(violated: Rule, gallon_rins: int, volume: Decimal) -> None:
+    """At most 2.5 gallon-RINs separated per gallon of the volume named, under `violated`."""
+    violated.check(
+        gallon_rins <= MAX_PER_GALLON * volume,
+        f"{gallon_rins:,} gallon-RINs separated for {volume:,} gallons is more than 2.5 per gallon",
+        "volume",
+    )
+
+
+def is_b9_party(roles: list[str], basis: list[str] | None) -> bool:
+    """Whether the party's non-export RVO arises solely from importing gasoline or diesel, adding
+    blendstocks, or §80.1408 (§80.1429(b)(9)). The ledger cannot see where a party's gasoline
+    and diesel came from, so the year's obligation report states it (`basis`); where it does not,
+    an obligated party registered as importer or blender and not as refiner is taken as one."""
+    if basis:
+        return "refining" not in basis
+    return (
+        "obligated_party" in roles and "refiner" not in roles
+        and bool({"importer", "blender"} & set(roles))
+    )
+
+
+def check_limit(
+    capped: Rule, *, d_code: int, year: int, gallon_rins: int, already: int,
+    rvo: dict[str, int] | None,
+) -> None:
+    """(b)(7) or (b)(9): `already` + `gallon_rins` of `d_code` separated in `year` within the
+    limit from `rvo`, the year's RVOs including any deficit carried in (§80.1407(a))."""
     capped.check(
         rvo is not None, f"no RVO reported for {year}, so the D{d_code} limit is 0", "reason"
     )
@@ -163,7 +222,6 @@ def check_obligated_cap(
 
 
 def check_replacement(generator: str, party: str) -> None:
-    """A producer separates for replacement only RINs it generated (§80.1429(b)(10))."""
     SEP_REPLACEMENT.check(
         generator == party, f"these RINs were generated by {generator}, not by {party}", "rins"
     )
