@@ -55,9 +55,15 @@ class Party(Aggregate):
         client_id: str | None
 
     class Generated(Event):
-        """A batch's gallon-RINs came into being (§80.1426): how many, and how computed."""
+        """A batch's gallon-RINs came into being (§80.1426): how many, and how computed.
+
+        Version 2 added `renewable_fraction_method`, the ASTM D6866 method (B, C) or `approved`
+        by which R of partially renewable fuel was measured (§80.1426(f)(4)(iv)); v1 events
+        recorded none.
+        """
 
         TOPIC = "rin_ledger:Party.Generated"
+        class_version = 2
         effective_date: date
         client_id: str | None
         rin: RinBlock
@@ -70,6 +76,11 @@ class Party(Aggregate):
         production_start: date | None
         production_end: date | None
         details: dict[str, Any]
+        renewable_fraction_method: str | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["renewable_fraction_method"] = None
 
         def apply(self, party: Party) -> None:
             year = str(self.rin.key.vintage)

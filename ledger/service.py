@@ -26,6 +26,8 @@ from ledger.invalidation import BatchInvalidation
 from ledger.invalidation_index import InvalidationIndex
 from ledger.party import Party
 from ledger.rin import BatchId, BlockKey, RinBlock, check_batch_unique, parse_code
+from ledger.rules import s1426_delayed as dl
+from ledger.rules import s1426_eligibility as elig
 from ledger.rules import s1426_generation as gen
 from ledger.rules import s1427_compliance as cmp
 from ledger.rules import s1427_retirement as ret
@@ -169,8 +171,21 @@ class UnitOfWork:
         return self.app.save_in_order(self.events, self.aggregates())
 
 
+# Command fields added after release 1 (§80.1426(a)(2), (c)(4), (c)(7), (f)(4)(iv)): left out
+# of a digest while at their default, so a command applied before keeps its stored digest.
+LATER_FIELDS = frozenset({
+    "renewable_fraction_method", "foreign_producer", "heating_oil", "end_user_affidavits",
+})
+
+
 def digest(command: c.Model) -> str:
-    return hashlib.sha256(command.model_dump_json(by_alias=True).encode()).hexdigest()
+    fields = type(command).model_fields
+    unset = {
+        name for name in LATER_FIELDS & fields.keys()
+        if getattr(command, name) == fields[name].default
+    }
+    dumped = command.model_dump_json(by_alias=True, exclude=unset or None)
+    return hashlib.sha256(dumped.encode()).hexdigest()
 
 
 def handle(uow: UnitOfWork, command: Any) -> Outcome:
@@ -219,12 +234,20 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
     reg.check_generator(cmd.party, party.roles, party.facilities, cmd.facility)
     if not cmd.generate_rins:
         return produce_without_rins(party, cmd)
+    check_eligible(uow, party, cmd)
     yields = gen.compute_generation(cmd)
     delayed = gen.is_delayed(cmd.batch)
     vintage = (
-        gen.check_delayed(cmd.batch, cmd.production_start, cmd.date, cmd.pathway_effective_date)
+        gen.check_delayed(
+            cmd.batch, cmd.production_start, cmd.date, cmd.pathway_effective_date,
+            cmd.production_end,
+        )
         if delayed else cmd.date.year
     )
+    if delayed:
+        dl.check_generation(
+            delayed_history(uow, party), vintage, sum(y.gallon_rins for y in yields), cmd.date
+        )
     used = list(party.batches_used.get(str(vintage), []))
     planned: list[tuple[gen.BatchYield, RinBlock]] = []
     for batch_yield in yields:
@@ -245,6 +268,7 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
             paragraph=batch_yield.paragraph, formula=batch_yield.formula,
             production_start=cmd.production_start, production_end=cmd.production_end,
             details=cmd.model_dump(mode="json", exclude_none=True, by_alias=True),
+            renewable_fraction_method=cmd.renewable_fraction_method,
         )
         party.record(
             Party.Assigned, effective_date=cmd.date, client_id=cmd.id, rins=[block],
@@ -258,6 +282,35 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
                 volume=None, blend_percent=None, fuel_used=Decimal(0),
             )
     return [block.code for _, block in planned]
+
+
+def check_eligible(uow: UnitOfWork, party: Party, cmd: c.Generate) -> None:
+    """§80.1426(c)(4)-(c)(6) from the ledger's facts: the foreign producer's registration and
+    the fuels this party has generated RINs for."""
+    source = uow.party(cmd.foreign_producer) if cmd.foreign_producer is not None else None
+    elig.check_import(cmd, party.roles, source.roles if source is not None else None)
+    if elig.renewable_fuel_feedstocks(cmd):
+        fuels = {
+            event.fuel for event in uow.history(party)
+            if isinstance(event, Party.Generated) and event.effective_date <= cmd.date
+        }
+        elig.check_feedstock_fuels(cmd, fuels)
+
+
+def delayed_history(uow: UnitOfWork, party: Party) -> dl.DelayedHistory:
+    """The party's (f)(6) RINs sold, (g)(5) retirements and delayed RINs (§80.1426(g))."""
+    f6, sent, retired, delayed = [], [], [], []
+    for event in uow.history(party):
+        if isinstance(event, Party.Generated):
+            if dl.is_original(event.paragraph, event.effective_date):
+                f6.append(event.rin)
+            if gen.is_delayed(event.rin.key.batch):
+                delayed.append((event.effective_date, event.rin))
+        elif isinstance(event, Party.TransferredOut):
+            sent.extend(event.rins)
+        elif isinstance(event, Party.Retired) and event.reason == "delayed_rin":
+            retired.extend(event.rins)
+    return dl.read_history(f6, sent, retired, delayed)
 
 
 def batch_number(cmd: c.Generate, d_code: int, count: int) -> str:
@@ -394,6 +447,8 @@ def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
             inv.check_usable(uow.invalid_in(b), b.code, reason.word)
     if reason.word == "remedial_invalid":
         check_replacement(uow, party, cmd, blocks)
+    if reason.word == "delayed_rin":
+        dl.check_retirement(delayed_history(uow, party), blocks)
     if reason.word == "compliance":
         assert cmd.compliance_year is not None
         for b in blocks:

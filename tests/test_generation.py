@@ -199,7 +199,8 @@ def test_electricity_by_kwh() -> None:
 
 def test_method_b_renewable_diesel_co_processed() -> None:
     # 1.7 × 100,000 × 0.35 = 59,500
-    y = one(fuel="renewable_diesel", d_code=4, volume=100_000, renewable_fraction="0.35")
+    y = one(fuel="renewable_diesel", d_code=4, volume=100_000, renewable_fraction="0.35",
+            renewable_fraction_method="B")
     assert (y.gallon_rins, y.rr, y.standardized_volume) == (59_500, 17, D(100_000))
     assert y.paragraph == "§80.1426(f)(4)(i)(B)"
     assert y.formula == "1.7 × 100,000 × 0.35 = 59,500"
@@ -341,7 +342,6 @@ def test_gen_exempt_d6_breaks() -> None:
         ("biointermediate", "GEN-BIOINTERMEDIATE", "§80.1426(c)(8)"),
         ("feedstock_is_renewable_fuel_of_another_party", "GEN-OTHER-PARTY-FUEL",
          "§80.1426(c)(6)"),
-        ("foreign_rins_already_assigned", "GEN-IMPORT-ASSIGNED", "§80.1426(c)(5)"),
     ],
 )
 def test_no_rins_rules(flag: str, rule_id: str, citation: str) -> None:

@@ -8,6 +8,8 @@ RULE_MODULES = (
     "ledger.emts",
     "ledger.rules.s1407_obligations",
     "ledger.rules.s1426_generation",
+    "ledger.rules.s1426_delayed",
+    "ledger.rules.s1426_eligibility",
     "ledger.rules.s1427_compliance",
     "ledger.rules.s1427_retirement",
     "ledger.rules.s1428_rins",

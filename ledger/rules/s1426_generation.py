@@ -34,10 +34,6 @@ from ledger.fuels import (
 from ledger.rin import D_CODES, MAX_SERIAL, RIN_RR
 from ledger.rules.catalogue import rule
 
-GEN_IMPORT_ASSIGNED = rule(
-    "GEN-IMPORT-ASSIGNED", "§80.1426(c)(5)",
-    "an importer generates no RINs for fuel a foreign producer already assigned RINs to",
-)
 GEN_OTHER_PARTY_FUEL = rule(
     "GEN-OTHER-PARTY-FUEL", "§80.1426(c)(6)",
     "no RINs for fuel made from renewable fuel that another party produced",
@@ -61,6 +57,10 @@ GEN_BATCH_MONTH = rule(
     "GEN-BATCH-MONTH", "§80.1426(d)(1)(ii)",
     "a batch covers production of at most one calendar month, start on or before end",
 )
+GEN_HEATING_OIL_AFFIDAVIT = rule(
+    "GEN-HEATING-OIL-AFFIDAVIT", "§80.1426(c)(7)",
+    "RINs for renewable fuel oil used as heating oil need the end users' affidavits",
+)
 GEN_BATCH_EMPTY = rule(
     "GEN-BATCH-EMPTY", "§80.1426(d)(2)",
     "a batch has at least one gallon-RIN: serials run from 00000001 to V_RIN",
@@ -68,6 +68,19 @@ GEN_BATCH_EMPTY = rule(
 GEN_YARD_CELLULOSIC = rule(
     "GEN-YARD-CELLULOSIC", "§80.1426(f)(5)(i)(A)",
     "fuel from separated yard waste is cellulosic: D code 3 or 7",
+)
+GEN_FOOD_NONCELLULOSIC = rule(
+    "GEN-FOOD-NONCELLULOSIC", "§80.1426(f)(5)(i)(B)",
+    "separated food waste is deemed non-cellulosic: its fuel earns no D3 or D7 RINs",
+)
+GEN_R_METHOD = rule(
+    "GEN-R-METHOD", "§80.1426(f)(4)(iv)",
+    "R of partially renewable fuel is measured by ASTM D6866 method B, C or an EPA-approved "
+    "method, recorded on the batch",
+)
+GEN_R_METHOD_C = rule(
+    "GEN-R-METHOD-C", "§80.1426(f)(4)(iv)(B)",
+    "ASTM D6866 method C only measures renewable content of 10 percent or more",
 )
 GEN_MSW = rule(
     "GEN-MSW", "§80.1426(f)(5)(v)",
@@ -104,6 +117,7 @@ GEN_EV_OTHER = rule(
 )
 
 CELLULOSIC_D_CODES = frozenset({3, 7})
+METHOD_C_MINIMUM = Decimal("0.10")  # (f)(4)(iv)(B): method C needs 10 percent renewable or more
 SMALL_PRODUCER_GALLONS = Decimal(10_000)
 NEW_PRODUCER_GALLONS = Decimal(125_000)
 NEW_FACILITY_YEARS = 3
@@ -209,9 +223,33 @@ class GenerationInput(BaseModel):
     ghg_exempt: bool = False
     production_start: date | None = None
     production_end: date | None = None
-    biointermediate: bool = False
-    feedstock_is_renewable_fuel_of_another_party: bool = False
-    foreign_rins_already_assigned: bool = False
+    renewable_fraction_method: Literal["B", "C", "approved"] | None = Field(
+        None, description="how R was measured: ASTM D6866 method B or C, or EPA-approved, "
+        "§80.1426(f)(4)(iv)",
+    )
+    biointermediate: bool = Field(
+        False, description="the product is a biointermediate, §80.1426(c)(8): stated by the "
+        "producer, as the ledger keeps no record of what a product is used for",
+    )
+    feedstock_is_renewable_fuel_of_another_party: bool = Field(
+        False, description="§80.1426(c)(6), where the ledger cannot tell whose renewable fuel "
+        "was the feedstock (see s1426_eligibility)",
+    )
+    foreign_rins_already_assigned: bool = Field(
+        False, description="§80.1426(c)(5), stated by the importer where the ledger cannot see "
+        "the RINs (see s1426_eligibility)",
+    )
+    foreign_producer: Annotated[str, Field(pattern=r"^[0-9]{4}$")] | None = Field(
+        None, description="company id of the foreign producer an importer's fuel came from, "
+        "§80.1426(a)(2), (c)(4)-(c)(5)",
+    )
+    heating_oil: bool = Field(
+        False, description="renewable fuel oil that is heating oil, §80.1401 definition (2)"
+    )
+    end_user_affidavits: bool = Field(
+        False, description="the final end users' affidavits for heating oil were received, "
+        "§80.1426(c)(7), §80.1451(b)(1)(ii)(T)",
+    )
 
     @property
     def rin_fraction(self) -> Decimal | None:
@@ -291,7 +329,7 @@ class _Part:
 def compute_generation(inp: GenerationInput) -> list[BatchYield]:
     """The batch's gallon-RINs by §80.1426(f), one BatchYield per D code sorted by D code.
 
-    Raises the rule violated: (c)(5), (c)(6), (c)(8), (d)(1), (d)(2), (f)(5)-(8), §80.1415.
+    Raises the rule violated: (c)(6)-(c)(8), (d)(1), (d)(2), (f)(4)-(8), §80.1415.
     """
     _check_eligible(inp)
     yields = _mixed_fuels(inp) if inp.components is not None else _single_fuel(inp)
@@ -319,10 +357,10 @@ def _check_eligible(inp: GenerationInput) -> None:
         "the fuel was made from renewable fuel another party produced, which had its own RINs",
         "feedstock_is_renewable_fuel_of_another_party",
     )
-    GEN_IMPORT_ASSIGNED.check(
-        not inp.foreign_rins_already_assigned,
-        "the imported fuel already has RINs assigned by its foreign producer",
-        "foreign_rins_already_assigned",
+    GEN_HEATING_OIL_AFFIDAVIT.check(
+        not inp.heating_oil or inp.end_user_affidavits,
+        "renewable fuel oil for use as heating oil: no affidavits from its final end users "
+        "were received", "end_user_affidavits",
     )
     start, end = inp.production_start, inp.production_end
     if start is not None and end is not None:
@@ -436,6 +474,11 @@ def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
         )
         return "§80.1426(f)(5)(iv)(A)", [_Part(d_code)]
     if inp.waste == "food":
+        GEN_FOOD_NONCELLULOSIC.check(
+            d_code not in CELLULOSIC_D_CODES,
+            f"separated food waste is deemed non-cellulosic: its fuel earns no D{d_code} RINs",
+            "d_code",
+        )
         return "§80.1426(f)(5)(iv)(B)", [_Part(d_code)]
     if inp.waste == "msw":
         if r is None:
@@ -450,8 +493,24 @@ def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
         )
         return "§80.1426(f)(5)(v)", [_Part(d_code, Fraction(r), f" × {r}")]
     if r is not None:
+        check_method(r, inp.renewable_fraction_method)
         return "§80.1426(f)(4)(i)(B)", [_Part(d_code, Fraction(r), f" × {r}")]
     return "§80.1426(f)(3)(ii)", [_Part(d_code)]
+
+
+def check_method(r: Decimal, method: str | None) -> None:
+    """R of co-processed fuel comes from ASTM D6866 method B, method C when R >= 10 %, or an
+    EPA-approved method, and the batch records which (§80.1426(f)(4)(iv)(A)-(C))."""
+    if method is None:
+        raise GEN_R_METHOD.violation(
+            f"renewable_fraction {r} needs renewable_fraction_method: B or C (ASTM D6866) or "
+            "approved", "renewable_fraction_method",
+        )
+    GEN_R_METHOD_C.check(
+        method != "C" or r >= METHOD_C_MINIMUM,
+        f"method C measures renewable content of 10 percent or more, not {r * 100:g} percent",
+        "renewable_fraction_method",
+    )
 
 
 def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
@@ -577,9 +636,12 @@ def check_delayed(
     production_start: date | None,
     generated_on: date,
     pathway_effective_date: date | None,
+    production_end: date | None = None,
 ) -> int:
     """The vintage of a batch's RINs, checking delayed-RIN batches against (g)(3) and (g)(4).
 
+    (g)(3) bounds the whole period the batch represents: its first and its last day of
+    production (the start when no end is given) lie in the window.
     A batch is of the year it is generated (§80.1425(b)); delayed RINs are of the year the fuel
     was produced or imported (§80.1426(g)(10)).
     """
@@ -595,13 +657,14 @@ def check_delayed(
             "delayed RINs need the effective date of their new pathway", "pathway_effective_date"
         )
     last_day = min(DELAYED_LAST_DAY, pathway_effective_date - timedelta(days=1))
-    GEN_DELAYED_WINDOW.check(
-        DELAYED_FIRST_DAY <= production_start <= last_day,
-        f"fuel produced on {production_start} is outside {DELAYED_FIRST_DAY} to {last_day}, "
-        f"before the pathway's effective date {pathway_effective_date} and no later than "
-        f"{DELAYED_LAST_DAY}",
-        "production_start",
-    )
+    for name, day in (("production_start", production_start), ("production_end", production_end)):
+        GEN_DELAYED_WINDOW.check(
+            day is None or DELAYED_FIRST_DAY <= day <= last_day,
+            f"fuel produced on {day} is outside {DELAYED_FIRST_DAY} to {last_day}, "
+            f"before the pathway's effective date {pathway_effective_date} and no later than "
+            f"{DELAYED_LAST_DAY}",
+            name,
+        )
     deadline = pathway_effective_date + DELAYED_DEADLINE
     GEN_DELAYED_DEADLINE.check(
         generated_on <= deadline,
