@@ -20,6 +20,7 @@ from eventsourcing.persistence import Recording
 from ledger import commands as c
 from ledger.application import LedgerApp
 from ledger.command_log import CommandRecord, ids_are_ordered
+from ledger.daughters import check_not_parent, cut
 from ledger.emts import TRADE_REASONS, retirement_reason, separation_reason
 from ledger.errors import InputError, LedgerError
 from ledger.invalidation import BatchInvalidation
@@ -347,11 +348,12 @@ def resolve(party: Party, selector: c.RinSelector, on: date) -> list[RinBlock]:
         block = RinBlock(key or base, start, end)
         held = party.holdings.held_gallon_rins(block, on) if key else 0
         r1428.check_held(block.gallon_rins, held, selector.code, on.isoformat(), "rins.code")
+        check_not_parent(block, party.split_cuts, "rins.code")
         return [block]
-    blocks = party.holdings.pick_fifo(
+    blocks = cut(party.holdings.pick_fifo(
         on, selector.quantity, d_code=selector.d_code, vintage=selector.vintage, k=selector.k,
         company=selector.company, facility=selector.facility, batch=selector.batch,
-    )
+    ), party.split_cuts)
     held = sum(b.gallon_rins for b in blocks)
     what = f"D{selector.d_code} vintage {selector.vintage} K={selector.k}"
     r1428.check_held(selector.quantity, held, what, on.isoformat(), "rins.quantity")
@@ -498,6 +500,7 @@ def split(uow: UnitOfWork, cmd: c.Split) -> list[str]:
     parent = RinBlock(key or base, start, end)
     held = party.holdings.held_gallon_rins(parent, cmd.date) if key else 0
     r1428.check_split(parent.gallon_rins, held, cmd.sizes, cmd.rin)
+    check_not_parent(parent, party.split_cuts, "rin")
     daughters, first = [], start
     for size in cmd.sizes:
         daughters.append(RinBlock(parent.key, first, first + size - 1))
