@@ -53,7 +53,7 @@ def check_not_parent(block: RinBlock, cuts: Cuts, field: str) -> None:
     if points:
         names = ", ".join(b.code for b in cut([block], cuts))
         raise SPLIT_PARENT.violation(
-            f"{block.code} was divided (§80.1428(d)(1)); name its daughters: {names}", field
+            f"{block.code} was divided into daughter batch-RINs; name them: {names}", field
         )
 
 

@@ -247,7 +247,8 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
     )
     if delayed:
         dl.check_generation(
-            delayed_history(uow, party), vintage, sum(y.gallon_rins for y in yields), cmd.date
+            delayed_history(uow, party, cmd.date), vintage, sum(y.gallon_rins for y in yields),
+            cmd.date,
         )
     used = list(party.batches_used.get(str(vintage), []))
     planned: list[tuple[gen.BatchYield, RinBlock]] = []
@@ -298,8 +299,9 @@ def check_eligible(uow: UnitOfWork, party: Party, cmd: c.Generate) -> None:
         elig.check_feedstock_fuels(cmd, fuels)
 
 
-def delayed_history(uow: UnitOfWork, party: Party) -> dl.DelayedHistory:
-    """The party's (f)(6) RINs sold, (g)(5) retirements and delayed RINs (§80.1426(g))."""
+def delayed_history(uow: UnitOfWork, party: Party, by: date | None = None) -> dl.DelayedHistory:
+    """The party's (f)(6) RINs sold, (g)(5) retirements (dated by `by`, if given) and delayed
+    RINs (§80.1426(g))."""
     f6, sent, retired, delayed = [], [], [], []
     for event in uow.history(party):
         if isinstance(event, Party.Generated):
@@ -310,8 +312,8 @@ def delayed_history(uow: UnitOfWork, party: Party) -> dl.DelayedHistory:
         elif isinstance(event, Party.TransferredOut):
             sent.extend(event.rins)
         elif isinstance(event, Party.Retired) and event.reason == "delayed_rin":
-            retired.extend(event.rins)
-    return dl.read_history(f6, sent, retired, delayed)
+            retired.extend((event.effective_date, block) for block in event.rins)
+    return dl.read_history(f6, sent, retired, delayed, by)
 
 
 def batch_number(cmd: c.Generate, d_code: int, count: int) -> str:

@@ -65,12 +65,14 @@ class DelayedHistory:
 def read_history(
     f6_batches: Iterable[RinBlock],
     transferred_out: Iterable[RinBlock],
-    retired: Iterable[RinBlock],
+    retired: Iterable[tuple[date, RinBlock]],
     delayed: Iterable[tuple[date, RinBlock]],
+    by: date | None = None,
 ) -> DelayedHistory:
     """Count, by vintage: the party's own (f)(6) gallon-RINs generated in the window that it
-    transferred to another party (each serial once), its (g)(5) retirements, and its delayed
-    RINs with their generation dates."""
+    transferred to another party (each serial once), its (g)(5) retirements (those dated on or
+    before `by`, when given: (g)(5) retires "prior to generating"), and its delayed RINs with
+    their generation dates."""
     window = {b.key.batch_id for b in f6_batches}
     sent: dict[BatchId, SerialSet] = defaultdict(SerialSet)
     for block in transferred_out:
@@ -80,7 +82,9 @@ def read_history(
     out = DelayedHistory()
     for batch_id, serials in sent.items():
         out.original[batch_id.vintage] = out.original.get(batch_id.vintage, 0) + len(serials)
-    for block in retired:
+    for on, block in retired:
+        if by is not None and on > by:
+            continue
         out.retired[block.key.vintage] = out.retired.get(block.key.vintage, 0) + block.gallon_rins
     for on, block in delayed:
         vintage = block.key.vintage
@@ -96,11 +100,6 @@ def is_original(paragraph: str, generated_on: date) -> bool:
 
 def check_retirement(history: DelayedHistory, blocks: list[RinBlock]) -> None:
     """§80.1426(g)(5): what a delayed-RIN retirement (EMTS 100) may retire."""
-    DELAYED_RETIRE_FIRST.check(
-        not history.generated,
-        "delayed RINs were already generated; RINs are retired under (g)(5) before that",
-        "reason",
-    )
     asked: dict[int, int] = defaultdict(int)
     for b in blocks:
         DELAYED_RETIRE_D6.check(
@@ -108,6 +107,11 @@ def check_retirement(history: DelayedHistory, blocks: list[RinBlock]) -> None:
         )
         DELAYED_RETIRE_K2.check(b.key.k == 2, f"{b.code} has K code {b.key.k}, not 2", "rins")
         asked[b.key.vintage] += b.gallon_rins
+    DELAYED_RETIRE_FIRST.check(
+        not history.generated,
+        "delayed RINs were already generated; RINs are retired under (g)(5) before that",
+        "reason",
+    )
     for vintage, count in sorted(asked.items()):
         original = history.original.get(vintage, 0)
         DELAYED_RETIRE_YEAR.check(

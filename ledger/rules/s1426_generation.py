@@ -508,7 +508,8 @@ def check_method(r: Decimal, method: str | None) -> None:
         )
     GEN_R_METHOD_C.check(
         method != "C" or r >= METHOD_C_MINIMUM,
-        f"method C measures renewable content of 10 percent or more, not {r * 100:g} percent",
+        f"method C measures renewable content of 10 percent or more, not "
+        f"{(r * 100).normalize():f} percent",
         "renewable_fraction_method",
     )
 
