@@ -505,6 +505,9 @@ RENEWABLE_TYPES = ["starch", "sugar", "vegetable_oil", "waste_cooking_oil", "tal
             st.decimals(0, D("0.5"), places=2),
             st.decimals(D("0.5"), 1, places=2),
             st.sampled_from([3, 4, 5, 6, 7]),
+        ).filter(  # (f)(1)(v): separated oil, sugar and starch never earn D3 or D7
+            lambda f: not (f["type"] in {"vegetable_oil", "sugar", "starch"}
+                           and f["d_code"] in (3, 7))
         ),
         min_size=1, max_size=5,
     ),

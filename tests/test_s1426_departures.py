@@ -270,3 +270,23 @@ def test_v1_generated_events_upcast_without_a_method(tmp_path: Path) -> None:
     generated = [e for e in ledger.app.events.get(Party.create_id("1001"))
                  if isinstance(e, Party.Generated)]
     assert generated and all(e.renewable_fraction_method is None for e in generated)
+
+
+@pytest.mark.parametrize(
+    ("feedstock", "citation"),
+    [("vegetable_oil", "§80.1426(f)(1)(v)(A)"), ("sugar", "§80.1426(f)(1)(v)(B)"),
+     ("starch", "§80.1426(f)(1)(v)(B)")],
+)
+def test_f1_v_separated_oil_sugar_starch_earn_no_cellulosic_rins(
+    feedstock: str, citation: str
+) -> None:
+    one = {"type": feedstock, "mass_lb": 1_000, "moisture": 0, "converted_fraction": 1}
+    for d_code in (3, 7):
+        with pytest.raises(RuleViolation) as exc:
+            compute_generation(GenerationInput(fuel="ethanol", d_code=d_code, volume=1_000,
+                                               feedstocks=[one]))
+        assert (exc.value.citation, exc.value.field) == (citation, "feedstocks[0].d_code")
+    # D6 is allowed: one renewable feedstock, (f)(3)(vi): 1.0 × 1,000 × FE / FE = 1,000
+    (y,) = compute_generation(GenerationInput(fuel="ethanol", d_code=6, volume=1_000,
+                                              feedstocks=[one]))
+    assert y.gallon_rins == 1_000

@@ -82,6 +82,14 @@ GEN_R_METHOD_C = rule(
     "GEN-R-METHOD-C", "§80.1426(f)(4)(iv)(B)",
     "ASTM D6866 method C only measures renewable content of 10 percent or more",
 )
+GEN_SEPARATED_OIL = rule(
+    "GEN-SEPARATED-OIL", "§80.1426(f)(1)(v)(A)",
+    "oil physically separated from woody or herbaceous biomass generates no D3 or D7 RINs",
+)
+GEN_SEPARATED_SUGAR = rule(
+    "GEN-SEPARATED-SUGAR", "§80.1426(f)(1)(v)(B)",
+    "sugar or starch physically separated from cellulosic biomass generates no D3 or D7 RINs",
+)
 GEN_MSW = rule(
     "GEN-MSW", "§80.1426(f)(5)(v)",
     "separated MSW earns cellulosic RINs (D3 or D7) for its cellulosic portion R: EV × Vs × R",
@@ -125,6 +133,12 @@ DELAYED_PREFIX = "DRN"
 DELAYED_FIRST_DAY = date(2010, 7, 1)
 DELAYED_LAST_DAY = date(2011, 12, 31)
 DELAYED_DEADLINE = timedelta(days=60)
+
+SEPARATED_FROM_BIOMASS = {
+    "vegetable_oil": GEN_SEPARATED_OIL, "sugar": GEN_SEPARATED_SUGAR, "starch": GEN_SEPARATED_SUGAR,
+}
+"""Feedstock types (f)(1)(v) keeps from D3 and D7: plant oil, sugar and starch are separated
+from the biomass they came from, and a biointermediate counts as its biomass save for these."""
 
 DEFAULT_HEATING_VALUE: dict[str, Decimal] = {
     name: Decimal(btu_per_lb)
@@ -532,6 +546,13 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
         if feedstock.renewable:
             d_code = feedstock.d_code if feedstock.d_code is not None else inp.d_code
             assert d_code is not None  # GenerationInput checked it
+            separated = SEPARATED_FROM_BIOMASS.get(feedstock.type)
+            if separated is not None:
+                separated.check(
+                    d_code not in CELLULOSIC_D_CODES,
+                    f"feedstock {feedstock.type} is separated from its biomass: no D{d_code} "
+                    "RINs", f"feedstocks[{i}].d_code",
+                )
             renewable[d_code] += energy
     fe_r = sum(renewable.values(), Fraction(0))
     GEN_BATCH_EMPTY.check(
