@@ -134,9 +134,8 @@ DELAYED_FIRST_DAY = date(2010, 7, 1)
 DELAYED_LAST_DAY = date(2011, 12, 31)
 DELAYED_DEADLINE = timedelta(days=60)
 
-SEPARATED_FROM_BIOMASS = {
-    "vegetable_oil": GEN_SEPARATED_OIL, "sugar": GEN_SEPARATED_SUGAR, "starch": GEN_SEPARATED_SUGAR,
-}
+SEPARATED_OILS = frozenset({"vegetable_oil"})
+SEPARATED_SUGARS = frozenset({"sugar", "starch"})
 """Feedstock types (f)(1)(v) keeps from D3 and D7: plant oil, sugar and starch are separated
 from the biomass they came from, and a biointermediate counts as its biomass save for these."""
 
@@ -546,13 +545,7 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
         if feedstock.renewable:
             d_code = feedstock.d_code if feedstock.d_code is not None else inp.d_code
             assert d_code is not None  # GenerationInput checked it
-            separated = SEPARATED_FROM_BIOMASS.get(feedstock.type)
-            if separated is not None:
-                separated.check(
-                    d_code not in CELLULOSIC_D_CODES,
-                    f"feedstock {feedstock.type} is separated from its biomass: no D{d_code} "
-                    "RINs", f"feedstocks[{i}].d_code",
-                )
+            _check_separated(feedstock.type, d_code, f"feedstocks[{i}].d_code")
             renewable[d_code] += energy
     fe_r = sum(renewable.values(), Fraction(0))
     GEN_BATCH_EMPTY.check(
@@ -564,6 +557,15 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
         for d_code, fe in renewable.items()
     ]
     return paragraph, parts
+
+
+def _check_separated(feedstock_type: str, d_code: int, field: str) -> None:
+    """§80.1426(f)(1)(v)(A)-(B): separated oil, sugar or starch earns no D3 or D7 RINs."""
+    if d_code not in CELLULOSIC_D_CODES:
+        return
+    message = f"feedstock {feedstock_type} is separated from its biomass: no D{d_code} RINs"
+    GEN_SEPARATED_OIL.check(feedstock_type not in SEPARATED_OILS, message, field)
+    GEN_SEPARATED_SUGAR.check(feedstock_type not in SEPARATED_SUGARS, message, field)
 
 
 def feedstock_energy(feedstock: Feedstock, field: str = "heating_value_btu_per_lb") -> Fraction:
