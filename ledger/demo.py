@@ -1,8 +1,9 @@
 """`rin demo`: a small but complete market, generation through compliance retirement.
 
 Nine parties over 2024: an ethanol, a biodiesel and a biogas producer, an importer of renewable
-diesel and the registered foreign producer it buys from (§80.1426(c)(4)), a blender, an exporter and two obligated refiners. Every line is valid; the figures are
-chosen so one refiner ends 2024 short on its cellulosic obligation (a deficit it may carry).
+diesel and the registered foreign producer it buys from (§80.1426(c)(4)), a blender, an
+exporter and two obligated refiners. Every line is valid; the figures are chosen so one refiner
+ends 2024 short on its cellulosic obligation (a deficit it may carry).
 """
 
 from __future__ import annotations

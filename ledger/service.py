@@ -302,7 +302,10 @@ def check_eligible(uow: UnitOfWork, party: Party, cmd: c.Generate) -> None:
 def delayed_history(uow: UnitOfWork, party: Party, by: date | None = None) -> dl.DelayedHistory:
     """The party's (f)(6) RINs sold, (g)(5) retirements (dated by `by`, if given) and delayed
     RINs (§80.1426(g))."""
-    f6, sent, retired, delayed = [], [], [], []
+    f6: list[RinBlock] = []
+    sent: list[RinBlock] = []
+    retired: list[tuple[date, RinBlock]] = []
+    delayed: list[tuple[date, RinBlock]] = []
     for event in uow.history(party):
         if isinstance(event, Party.Generated):
             if dl.is_original(event.paragraph, event.effective_date):

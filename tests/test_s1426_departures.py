@@ -59,6 +59,10 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
         yield book
 
 
+def inp(**fields: Any) -> GenerationInput:
+    return GenerationInput(**fields)
+
+
 def gen(party: str, facility: str, batch: str, on: str, **more: Any) -> dict[str, Any]:
     return {"type": "generate", "date": on, "party": party, "facility": facility,
             "batch": batch, **more}
@@ -217,9 +221,9 @@ def test_c7_heating_oil_needs_end_user_affidavits() -> None:
     base: dict[str, Any] = {"fuel": "other", "d_code": 5, "volume": 1_000,
                             "equivalence_value": "1.1", "heating_oil": True}
     with pytest.raises(RuleViolation) as exc:
-        compute_generation(GenerationInput(**base))
+        compute_generation(inp(**base))
     assert (exc.value.citation, exc.value.field) == ("§80.1426(c)(7)", "end_user_affidavits")
-    (y,) = compute_generation(GenerationInput(**base, end_user_affidavits=True))
+    (y,) = compute_generation(inp(**base, end_user_affidavits=True))
     assert y.gallon_rins == 1_100  # 1.1 × 1,000
 
 
@@ -229,10 +233,10 @@ def test_c7_heating_oil_needs_end_user_affidavits() -> None:
 @pytest.mark.parametrize("d_code", [3, 7])
 def test_f5_i_b_food_waste_is_not_cellulosic(d_code: int) -> None:
     with pytest.raises(RuleViolation) as exc:
-        compute_generation(GenerationInput(fuel="ethanol", d_code=d_code, volume=1_000,
+        compute_generation(inp(fuel="ethanol", d_code=d_code, volume=1_000,
                                            waste="food"))
     assert (exc.value.citation, exc.value.field) == ("§80.1426(f)(5)(i)(B)", "d_code")
-    (y,) = compute_generation(GenerationInput(fuel="ethanol", d_code=6, volume=1_000,
+    (y,) = compute_generation(inp(fuel="ethanol", d_code=6, volume=1_000,
                                               waste="food"))
     assert (y.gallon_rins, y.paragraph) == (1_000, "§80.1426(f)(5)(iv)(B)")  # 1.0 × 1,000
 
@@ -240,16 +244,16 @@ def test_f5_i_b_food_waste_is_not_cellulosic(d_code: int) -> None:
 def test_f4_iv_method_of_r_is_required_and_c_needs_ten_percent() -> None:
     base: dict[str, Any] = {"fuel": "renewable_diesel", "d_code": 4, "volume": 100_000}
     with pytest.raises(RuleViolation) as missing:
-        compute_generation(GenerationInput(**base, renewable_fraction="0.35"))
+        compute_generation(inp(**base, renewable_fraction="0.35"))
     assert missing.value.citation == "§80.1426(f)(4)(iv)"
     with pytest.raises(RuleViolation) as low:
-        compute_generation(GenerationInput(**base, renewable_fraction="0.05",
+        compute_generation(inp(**base, renewable_fraction="0.05",
                                            renewable_fraction_method="C"))
     assert low.value.citation == "§80.1426(f)(4)(iv)(B)"
     # 1.7 × 100,000 × 0.10 = 17,000 (method C at exactly 10 %); 1.7 × 100,000 × 0.05 = 8,500
     for r, method, rins_ in (("0.10", "C", 17_000), ("0.05", "B", 8_500), ("0.05", "approved",
                                                                              8_500)):
-        (y,) = compute_generation(GenerationInput(**base, renewable_fraction=r,
+        (y,) = compute_generation(inp(**base, renewable_fraction=r,
                                                   renewable_fraction_method=method))
         assert y.gallon_rins == rins_
 
@@ -283,10 +287,10 @@ def test_f1_v_separated_oil_sugar_starch_earn_no_cellulosic_rins(
     one = {"type": feedstock, "mass_lb": 1_000, "moisture": 0, "converted_fraction": 1}
     for d_code in (3, 7):
         with pytest.raises(RuleViolation) as exc:
-            compute_generation(GenerationInput(fuel="ethanol", d_code=d_code, volume=1_000,
+            compute_generation(inp(fuel="ethanol", d_code=d_code, volume=1_000,
                                                feedstocks=[one]))
         assert (exc.value.citation, exc.value.field) == (citation, "feedstocks[0].d_code")
     # D6 is allowed: one renewable feedstock, (f)(3)(vi): 1.0 × 1,000 × FE / FE = 1,000
-    (y,) = compute_generation(GenerationInput(fuel="ethanol", d_code=6, volume=1_000,
+    (y,) = compute_generation(inp(fuel="ethanol", d_code=6, volume=1_000,
                                               feedstocks=[one]))
     assert y.gallon_rins == 1_000

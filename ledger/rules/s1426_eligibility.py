@@ -10,10 +10,10 @@ generated RINs for. From those it decides:
   butanol) was produced by another party when the generator has never generated RINs for that
   fuel on or before the batch's date.
 Where the facts cannot decide, the caller's statement stays: fuel whose foreign RINs reached
-the importer by a route the ledger did not record (`foreign_rins_already_assigned`); a party that also makes the fuel
-it uses as feedstock may use its own or another's, which only its records show
-(`feedstock_is_renewable_fuel_of_another_party`, checked in s1426_generation); and a
-§80.1416 petition approving such fuel is not a fact the ledger holds.
+the importer by a route the ledger did not record (`foreign_rins_already_assigned`); a party
+that also makes the fuel it uses as feedstock may use its own or another's, which only its
+records show (`feedstock_is_renewable_fuel_of_another_party`, checked in s1426_generation);
+and a §80.1416 petition approving such fuel is not a fact the ledger holds.
 """
 
 from __future__ import annotations
