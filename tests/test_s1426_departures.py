@@ -294,3 +294,11 @@ def test_f1_v_separated_oil_sugar_starch_earn_no_cellulosic_rins(
     (y,) = compute_generation(inp(fuel="ethanol", d_code=6, volume=1_000,
                                               feedstocks=[one]))
     assert y.gallon_rins == 1_000
+
+
+def test_g5_a_party_without_f6_rins_sold_may_retire_none() -> None:
+    # no (f)(6) RINs transferred: the (g)(5)(i) limit is 0 gallon-RINs
+    key = BlockKey(2, 2010, "1002", "20011", "E0001", 10, 6, date(2010, 10, 15), "ethanol")
+    with pytest.raises(RuleViolation) as exc:
+        check_retirement(DelayedHistory(), [RinBlock(key, 1, 1)])
+    assert exc.value.citation == "§80.1426(g)(5)(i)"

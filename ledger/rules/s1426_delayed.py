@@ -112,10 +112,12 @@ def check_retirement(history: DelayedHistory, blocks: list[RinBlock]) -> None:
         "delayed RINs were already generated; RINs are retired under (g)(5) before that",
         "reason",
     )
+    original_years = {year for year, n in history.original.items() if n}
     for vintage, count in sorted(asked.items()):
         original = history.original.get(vintage, 0)
+        # (iv): of 2010 or 2011, and of a year the party's originals have (with none, (i) says 0)
         DELAYED_RETIRE_YEAR.check(
-            vintage in ORIGINAL_YEARS and original > 0,
+            vintage in ORIGINAL_YEARS and (vintage in original_years or not original_years),
             f"RINs of {vintage} retired, but the party's (f)(6) RINs generated from "
             f"{ORIGINAL_FIRST_DAY} to {ORIGINAL_LAST_DAY} and transferred are of "
             f"{_years(history.original)}",

@@ -361,6 +361,10 @@ def compute_generation(inp: GenerationInput) -> list[BatchYield]:
 
 
 def _check_eligible(inp: GenerationInput) -> None:
+    """The producer's own statements the ledger cannot derive: (c)(6) when the party could have
+    used its own renewable fuel (what a process consumed is in no ledger fact; s1426_eligibility
+    derives the rest), (c)(7) affidavits (paper the ledger never sees), (c)(8) biointermediate
+    (the ledger records no product's later use); and the (d)(1)(ii) calendar month."""
     GEN_BIOINTERMEDIATE.check(
         not inp.biointermediate, "RINs must not be generated for a biointermediate",
         "biointermediate",
