@@ -234,7 +234,7 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
     party = uow.registered(cmd.party, "party")
     reg.check_generator(cmd.party, party.roles, party.facilities, cmd.facility)
     if not cmd.generate_rins:
-        return produce_without_rins(party, cmd)
+        return produce_without_rins(uow, party, cmd)
     check_eligible(uow, party, cmd)
     yields = gen.compute_generation(cmd)
     delayed = gen.is_delayed(cmd.batch)
@@ -330,10 +330,16 @@ def batch_number(cmd: c.Generate, d_code: int, count: int) -> str:
     return cmd.batches[d_code]
 
 
-def produce_without_rins(party: Party, cmd: c.Generate) -> list[str]:
+def produce_without_rins(uow: UnitOfWork, party: Party, cmd: c.Generate) -> list[str]:
     """§80.1426(c)(2)-(3): a small or new producer records its fuel without generating RINs."""
     if cmd.volume is None:
         raise InputError("production without RINs is recorded in standardized gallons", "volume")
+    if cmd.new_facility_year is not None:
+        years = [
+            event.effective_date.year for event in uow.history(party)
+            if isinstance(event, Party.Generated) and event.rin.key.facility == cmd.facility
+        ]
+        gen.check_new_facility_year(cmd.new_facility_year, cmd.date.year, min(years, default=None))
     year = str(cmd.date.year)
     gen.check_small_producer_exemption(
         party.produced.get(year, Decimal(0)) + cmd.volume, cmd.new_facility_year

@@ -37,6 +37,7 @@ COVERED = {
     "DELAYED-EQUALS-RETIRED", "DELAYED-ONE-DATE", "DELAYED-RETIRE-D6", "DELAYED-RETIRE-FIRST",
     "GEN-HEATING-OIL-AFFIDAVIT", "GEN-FOOD-NONCELLULOSIC", "GEN-R-METHOD", "GEN-R-METHOD-C",
     "SPLIT-PARENT", "GEN-IMPORT-FOREIGN", "GEN-SEPARATED-OIL", "GEN-SEPARATED-SUGAR",
+    "GEN-NEW-FACILITY-YEAR",
 }
 #: No line can break these: the command model's typed fields (`rvo` values `int >= 0`,
 #: `gasoline_volume`/`diesel_volume` finite `Decimal >= 0`) refuse the line as a format error first.

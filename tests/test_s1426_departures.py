@@ -302,3 +302,17 @@ def test_g5_a_party_without_f6_rins_sold_may_retire_none() -> None:
     with pytest.raises(RuleViolation) as exc:
         check_retirement(DelayedHistory(), [RinBlock(key, 1, 1)])
     assert exc.value.citation == "§80.1426(g)(5)(i)"
+
+
+def test_c3_i_a_facilitys_years_count_from_its_first_batch(ledger: Ledger) -> None:
+    # 1001 generated at 20001 in 2022: 2024 is the facility's year 2024 − 2022 + 1 = 3
+    ok(ledger, **gen("1001", "20001", "E0001", "2022-05-31", fuel="ethanol", d_code=6,
+                     volume=1_000))
+    line = gen("1001", "20001", "00001", "2024-03-31", fuel="ethanol", d_code=6,
+               volume=100_000, generate_rins=False)
+    error = refused(ledger, {**line, "new_facility_year": 1}, "GEN-NEW-FACILITY-YEAR",
+                    "§80.1426(c)(3)(i)", "new_facility_year")
+    assert "calendar year 3, not 1" in error
+    ok(ledger, **line, new_facility_year=3)  # 100,000 < 125,000 gal in its third year
+    result = apply(ledger, **line, id="zero", new_facility_year=0)
+    assert (result.status, result.field) == ("rejected", "new_facility_year")  # not a crash

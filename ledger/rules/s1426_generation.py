@@ -50,6 +50,10 @@ GEN_NEW_PRODUCER = rule(
     "a new facility may skip generating RINs in its first three calendar years only below "
     "125,000 gallons a year",
 )
+GEN_NEW_FACILITY_YEAR = rule(
+    "GEN-NEW-FACILITY-YEAR", "§80.1426(c)(3)(i)",
+    "a new facility's calendar years count from the year it produced its first gallon",
+)
 GEN_BATCH_MAX = rule(
     "GEN-BATCH-MAX", "§80.1426(d)(1)(i)", "a batch has at most 99,999,999 gallon-RINs",
 )
@@ -701,6 +705,20 @@ def check_delayed(
         "generated_on",
     )
     return production_start.year
+
+
+def check_new_facility_year(claimed: int | None, year: int, first_year: int | None) -> None:
+    """§80.1426(c)(3)(i): the facility's calendar year of production is at least the one the
+    ledger's own record of it gives (its first batch at that facility, if any, began year 1)."""
+    if claimed is None or first_year is None:
+        return
+    known = year - first_year + 1
+    GEN_NEW_FACILITY_YEAR.check(
+        claimed >= known,
+        f"the facility produced renewable fuel in {first_year}, so {year} is its calendar year "
+        f"{known}, not {claimed}",
+        "new_facility_year",
+    )
 
 
 def check_small_producer_exemption(
