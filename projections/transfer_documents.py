@@ -1,7 +1,8 @@
 """Product transfer documents (§80.1428(a)(6), §80.1453(a)): every transfer, and its PTD.
 
 §80.1453(a) has the transferor give a PTD on each transfer of renewable fuel or separated RINs;
-§80.1428(a)(6) records assigned RINs on the PTD of their fuel. The ledger cannot see paper, so a
+§80.1428(a)(6) records assigned RINs on the PTD of their fuel, and §80.1429(d) has a PTD go with
+every transfer of separated RINs. The ledger cannot see paper, so a
 transfer line carries a PTD reference (`ptd`). A transfer without one is still recorded: the
 RINs and fuel did change hands, and refusing the fact would leave the ledger's owners wrong
 while the missing document is the transferor's own recordkeeping violation. Instead every
@@ -45,7 +46,7 @@ COLUMNS = ["date", "party", "counterparty", "transfer", "gallon_rins", "volume",
 #: what a transfer moved → the paragraph requiring its PTD
 REQUIRED_BY = {
     "assigned_rins": "§80.1428(a)(6)",
-    "separated_rins": "§80.1453(a)",
+    "separated_rins": "§80.1429(d)",
     "fuel": "§80.1453(a)(11)(iii)",
 }
 

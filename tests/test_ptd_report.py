@@ -32,7 +32,7 @@ def test_transfers_without_a_ptd_reference_are_reported(tmp_path: Path) -> None:
          "volume": 2_000},
         {"type": "separate", "date": "2024-02-08", "party": "2001", "reason": "blending",
          "rins": {"d_code": 6, "vintage": 2024, "k": 1, "quantity": 5_000}, "volume": 5_000},
-        # separated RINs without one: §80.1453(a)
+        # separated RINs without one: §80.1429(d)
         {"type": "transfer", "date": "2024-02-09", "from": "2001", "to": "3001",
          "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 5_000}},
     ]
@@ -45,7 +45,7 @@ def test_transfers_without_a_ptd_reference_are_reported(tmp_path: Path) -> None:
         assert missing == [
             ("2024-02-06", "1001", "assigned_rins", 1_000, "1000", "§80.1428(a)(6)"),
             ("2024-02-07", "1001", "fuel", 0, "2000", "§80.1453(a)(11)(iii)"),
-            ("2024-02-09", "2001", "separated_rins", 5_000, None, "§80.1453(a)"),
+            ("2024-02-09", "2001", "separated_rins", 5_000, None, "§80.1429(d)"),
         ]
         every = views.ptd(party="1001")
         assert [(r["date"], r["ptd"]) for r in every] == [
