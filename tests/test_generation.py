@@ -199,8 +199,7 @@ def test_electricity_by_kwh() -> None:
 
 def test_method_b_renewable_diesel_co_processed() -> None:
     # 1.7 × 100,000 × 0.35 = 59,500
-    y = one(fuel="renewable_diesel", d_code=4, volume=100_000, renewable_fraction="0.35",
-            renewable_fraction_method="B")
+    y = one(fuel="renewable_diesel", d_code=4, volume=100_000, renewable_fraction="0.35")
     assert (y.gallon_rins, y.rr, y.standardized_volume) == (59_500, 17, D(100_000))
     assert y.paragraph == "§80.1426(f)(4)(i)(B)"
     assert y.formula == "1.7 × 100,000 × 0.35 = 59,500"

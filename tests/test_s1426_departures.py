@@ -241,11 +241,8 @@ def test_f5_i_b_food_waste_is_not_cellulosic(d_code: int) -> None:
     assert (y.gallon_rins, y.paragraph) == (1_000, "§80.1426(f)(5)(iv)(B)")  # 1.0 × 1,000
 
 
-def test_f4_iv_method_of_r_is_required_and_c_needs_ten_percent() -> None:
+def test_f4_iv_b_method_c_needs_ten_percent() -> None:
     base: dict[str, Any] = {"fuel": "renewable_diesel", "d_code": 4, "volume": 100_000}
-    with pytest.raises(RuleViolation) as missing:
-        compute_generation(inp(**base, renewable_fraction="0.35"))
-    assert missing.value.citation == "§80.1426(f)(4)(iv)"
     with pytest.raises(RuleViolation) as low:
         compute_generation(inp(**base, renewable_fraction="0.05",
                                            renewable_fraction_method="C"))

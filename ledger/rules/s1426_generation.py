@@ -77,11 +77,6 @@ GEN_FOOD_NONCELLULOSIC = rule(
     "GEN-FOOD-NONCELLULOSIC", "§80.1426(f)(5)(i)(B)",
     "separated food waste is deemed non-cellulosic: its fuel earns no D3 or D7 RINs",
 )
-GEN_R_METHOD = rule(
-    "GEN-R-METHOD", "§80.1426(f)(4)(iv)",
-    "R of partially renewable fuel is measured by ASTM D6866 method B, C or an EPA-approved "
-    "method, recorded on the batch",
-)
 GEN_R_METHOD_C = rule(
     "GEN-R-METHOD-C", "§80.1426(f)(4)(iv)(B)",
     "ASTM D6866 method C only measures renewable content of 10 percent or more",
@@ -521,12 +516,8 @@ def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
 
 def check_method(r: Decimal, method: str | None) -> None:
     """R of co-processed fuel comes from ASTM D6866 method B, method C when R >= 10 %, or an
-    EPA-approved method, and the batch records which (§80.1426(f)(4)(iv)(A)-(C))."""
-    if method is None:
-        raise GEN_R_METHOD.violation(
-            f"renewable_fraction {r} needs renewable_fraction_method: B or C (ASTM D6866) or "
-            "approved", "renewable_fraction_method",
-        )
+    EPA-approved method (§80.1426(f)(4)(iv)(A)-(C)); the batch records the one given (optional:
+    the ledger cannot see the laboratory, and batches recorded before it was asked have none)."""
     GEN_R_METHOD_C.check(
         method != "C" or r >= METHOD_C_MINIMUM,
         f"method C measures renewable content of 10 percent or more, not "
