@@ -124,7 +124,7 @@ class Generate(Dated, GenerationInput):
     generate_rins: bool = Field(
         default=True, description="false: record production without RINs, §80.1426(c)(2)-(3)"
     )
-    new_facility_year: int | None = Field(
+    new_facility_year: Annotated[int, Field(ge=1, le=99)] | None = Field(
         default=None, description="1-3: calendar year of a new facility's production"
     )
     pathway_effective_date: IsoDate | None = None

@@ -59,6 +59,9 @@ class LedgerVersusModel(RuleBasedStateMachine):
         self.held: dict[str, dict[Key, set[int]]] = {p: {} for p in PARTIES}
         self.fuel: dict[str, Decimal] = {p: Decimal(0) for p in PARTIES}
         self.retired: dict[tuple[str, str], set[int]] = {}
+        # per party, per batch (company, batch): the first serials of daughters it knows
+        # (§80.1428(d)): from its own splits, and from daughters it received together
+        self.cuts: dict[str, dict[tuple[str, str], set[int]]] = {p: {} for p in PARTIES}
         self.generated: dict[tuple[str, str], tuple[int, date]] = {}  # batch → (count, date)
         # end-of-day K=1 totals and fuel per party, for the quarter-end check (§80.1428(a)(5))
         self.days: dict[date, tuple[dict[str, int], dict[str, Decimal]]] = {}
@@ -98,6 +101,11 @@ class LedgerVersusModel(RuleBasedStateMachine):
             if to is not None:
                 target = (company, batch, new_k or k)
                 self.held[to].setdefault(target, set()).update(serials)
+                # the seller moves daughters as separate blocks: the buyer learns each cut
+                # with serials on both sides of it in what it received
+                known = self.cuts[party].get((company, batch), set())
+                learned = {c for c in known if c in serials and c - 1 in serials}
+                self.cuts[to].setdefault((company, batch), set()).update(learned)
 
     # ---- driving both --------------------------------------------------------------------
 
@@ -292,8 +300,13 @@ class LedgerVersusModel(RuleBasedStateMachine):
         code = f"{k}2024{company}{FACILITY[company]}{batch}106{first:08d}{last:08d}"
         command = self.dated({"type": "split", "party": party, "rin": code, "sizes": sizes},
                              advance)
-        # a split divides a held block into daughters summing to it; holdings do not change
-        self.apply(command, sum(sizes) == count, "split")
+        # a split divides a held block into daughters summing to it; holdings do not change;
+        # a block spanning daughters of an earlier split is not one batch-RIN (§80.1428(d))
+        cuts = self.cuts[party].setdefault((company, batch), set())
+        ok = sum(sizes) == count and not any(first < c <= last for c in cuts)
+        self.apply(command, ok, "split")
+        if ok:
+            cuts.add(first + sizes[0])
 
     # ---- what must agree after every step -------------------------------------------------
 
