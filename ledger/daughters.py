@@ -48,7 +48,10 @@ def cut(blocks: Iterable[RinBlock], cuts: Cuts) -> list[RinBlock]:
 
 
 def check_not_parent(block: RinBlock, cuts: Cuts, field: str) -> None:
-    """Refuse a code that spans daughters, listing the daughters' codes it covers."""
+    """Refuse a code that spans daughters, listing the daughters' codes it covers.
+
+    Daughters keep every component but S and E (§80.1428(d)(1)), so each is named by its own code.
+    """
     points = inner_cuts(block, cuts)
     if points:
         names = ", ".join(b.code for b in cut([block], cuts))

@@ -446,7 +446,10 @@ def separate(uow: UnitOfWork, cmd: c.Separate) -> list[str]:
 def check_separation_limits(uow: UnitOfWork, party: Party, year: int, blocks: list[RinBlock]
                             ) -> None:
     """§80.1429(b)(7) on the RINs the party generated itself, then (b)(9) on all, if it is a
-    (b)(9) party; each per D code against the year's RVOs including the deficit carried in."""
+    (b)(9) party; each per D code against the year's RVOs including the deficit carried in.
+
+    The limits of §80.1429(b)(7) and §80.1429(b)(9).
+    """
     facts = separation_year(uow.history(party), party.party_id, year, uow.invalid_in)
     own: dict[int, int] = {}
     every: dict[int, int] = {}

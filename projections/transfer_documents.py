@@ -52,6 +52,9 @@ REQUIRED_BY = {
 
 
 def project(fact: Fact, batch: Batch) -> None:
+    """One row per transfer: assigned RINs need the PTD of §80.1428(a)(6), separated RINs the PTD of
+    §80.1429(d) (§80.1453(a)).
+    """
     event = fact.event
     if fact.kind == "fuel_moved":
         if event.direction != "delivered":

@@ -102,7 +102,7 @@ def test_co_fired_electricity_earns_rins_for_its_renewable_portion_only() -> Non
     1.0; with R = 0.6 renewable, 10,000 × 0.6 = 6,000 gallon-RINs."""
     batch = {"fuel": "electricity", "d_code": 3, "kwh": 226_000}
     whole = compute_generation(GenerationInput.model_validate(batch))
-    co_fired = {**batch, "renewable_fraction": "0.6"}
+    co_fired = {**batch, "renewable_fraction": "0.6", "renewable_fraction_method": "B"}
     part = compute_generation(GenerationInput.model_validate(co_fired))
     assert [y.gallon_rins for y in whole] == [10_000]
     assert [(y.gallon_rins, y.paragraph) for y in part] == [(6_000, "§80.1426(f)(4)(i)(B)")]

@@ -99,7 +99,11 @@ def is_original(paragraph: str, generated_on: date) -> bool:
 
 
 def check_retirement(history: DelayedHistory, blocks: list[RinBlock]) -> None:
-    """§80.1426(g)(5): what a delayed-RIN retirement (EMTS 100) may retire."""
+    """§80.1426(g)(5): what a delayed-RIN retirement (EMTS 100) may retire.
+
+    No more than the original (f)(6) gallon-RINs (§80.1426(g)(5)(i)), D6 (§80.1426(g)(5)(ii)), K=2
+    (§80.1426(g)(5)(iii)), of the original year (§80.1426(g)(5)(iv)).
+    """
     asked: dict[int, int] = defaultdict(int)
     for b in blocks:
         DELAYED_RETIRE_D6.check(
@@ -133,7 +137,10 @@ def check_retirement(history: DelayedHistory, blocks: list[RinBlock]) -> None:
 
 
 def check_generation(history: DelayedHistory, vintage: int, gallon_rins: int, on: date) -> None:
-    """§80.1426(g)(9) one date; (g)(6) as many delayed gallon-RINs as were retired."""
+    """§80.1426(g)(9) one date; (g)(6) as many delayed gallon-RINs as were retired.
+
+    As many delayed gallon-RINs as were retired (§80.1426(g)(6)).
+    """
     earlier = sorted(history.generated_on - {on})
     DELAYED_ONE_DATE.check(
         not earlier,

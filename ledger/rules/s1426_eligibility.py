@@ -51,7 +51,11 @@ def check_import(
     inp: GenerationInput, roles: Collection[str], producer_roles: Collection[str] | None
 ) -> None:
     """§80.1426(c)(4)-(c)(5) for an imported batch; `producer_roles` are the registered roles of
-    the named foreign producer, None if it is not registered."""
+    the named foreign producer, None if it is not registered.
+
+    The named producer is registered as a foreign producer (§80.1426(c)(4)) and not as a RIN
+    generator, whose fuel has RINs already (§80.1426(c)(5)).
+    """
     GEN_IMPORT_ASSIGNED.check(
         not inp.foreign_rins_already_assigned,
         "the imported fuel already has RINs assigned by its foreign producer",

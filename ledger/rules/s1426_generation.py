@@ -342,6 +342,9 @@ def compute_generation(inp: GenerationInput) -> list[BatchYield]:
     """The batch's gallon-RINs by §80.1426(f), one BatchYield per D code sorted by D code.
 
     Raises the rule violated: (c)(6)-(c)(8), (d)(1), (d)(2), (f)(4)-(8), §80.1415.
+
+    Every RIN component is computed from the batch's facts (§80.1426(a)(3)): at least one gallon-RIN
+    (§80.1426(d)(2)) and at most 99,999,999 (§80.1426(d)(1)(i)).
     """
     _check_eligible(inp)
     yields = _mixed_fuels(inp) if inp.components is not None else _single_fuel(inp)
@@ -363,7 +366,11 @@ def _check_eligible(inp: GenerationInput) -> None:
     """The producer's own statements the ledger cannot derive: (c)(6) when the party could have
     used its own renewable fuel (what a process consumed is in no ledger fact; s1426_eligibility
     derives the rest), (c)(7) affidavits (paper the ledger never sees), (c)(8) biointermediate
-    (the ledger records no product's later use); and the (d)(1)(ii) calendar month."""
+    (the ledger records no product's later use); and the (d)(1)(ii) calendar month.
+
+    Refuses what §80.1426(c)(7) and §80.1426(c)(8) prohibit, as the command states the facts, and a
+    production period longer than one calendar month (§80.1426(d)(1)(ii)) when both dates are given.
+    """
     GEN_BIOINTERMEDIATE.check(
         not inp.biointermediate, "RINs must not be generated for a biointermediate",
         "biointermediate",
@@ -445,7 +452,11 @@ def _single_fuel(inp: GenerationInput) -> list[BatchYield]:
 
 
 def _standardized_volume(inp: GenerationInput) -> tuple[Fraction, str]:
-    """Vs in gallons and, when computed here, how: (f)(8) temperature, §80.1415(b)(5)-(6)."""
+    """Vs in gallons and, when computed here, how: (f)(8) temperature, §80.1415(b)(5)-(6).
+
+    Ethanol by §80.1426(f)(8)(i), biodiesel by the §80.1426(f)(8)(ii)(A) formula; other fuels are
+    given at 60 °F (§80.1426(f)(8)(iii)).
+    """
     if inp.volume is not None:
         return Fraction(inp.volume), ""
     if inp.btu is not None:
@@ -470,7 +481,12 @@ def _standardized_volume(inp: GenerationInput) -> tuple[Fraction, str]:
 
 
 def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
-    """The paragraph of §80.1426(f) that applies to a single-fuel batch, and its D-code parts."""
+    """The paragraph of §80.1426(f) that applies to a single-fuel batch, and its D-code parts.
+
+    Yard waste is cellulosic (§80.1426(f)(5)(i)(A)), food waste is not (§80.1426(f)(5)(i)(B));
+    exempt fuel is D6 (§80.1426(f)(6)(ii)); co-fired electricity gives R like any partly renewable
+    fuel (§80.1426(f)(10)(iii), §80.1426(f)(11)(iii)).
+    """
     r = inp.rin_fraction
     if inp.ghg_exempt:
         GEN_EXEMPT_D6.check(
@@ -517,7 +533,10 @@ def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
 def check_method(r: Decimal, method: str | None) -> None:
     """R of co-processed fuel comes from ASTM D6866 method B, method C when R >= 10 %, or an
     EPA-approved method (§80.1426(f)(4)(iv)(A)-(C)); the batch records the one given (optional:
-    the ledger cannot see the laboratory, and batches recorded before it was asked have none)."""
+    the ledger cannot see the laboratory, and batches recorded before it was asked have none).
+
+    The same methods measure R wherever it is used (§80.1426(f)(9)(ii)).
+    """
     GEN_R_METHOD_C.check(
         method != "C" or r >= METHOD_C_MINIMUM,
         f"method C measures renewable content of 10 percent or more, not "
@@ -534,6 +553,8 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
     (f)(3)(vi): Table 4 of §80.1426 is an image in every copy of the regulation, and this
     formula is the reconstruction in reference.md §1, which matches Table 4's variables
     FE_3 … FE_7. Each D code stands for the share FE_Dx / FE_R of the batch's volume.
+
+    Only the renewable portion earns RINs (§80.1426(a)(4)).
     """
     assert inp.feedstocks is not None
     total = Fraction(0)
@@ -559,7 +580,10 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
 
 
 def _check_separated(feedstock_type: str, d_code: int, field: str) -> None:
-    """§80.1426(f)(1)(v)(A)-(B): separated oil, sugar or starch earns no D3 or D7 RINs."""
+    """§80.1426(f)(1)(v)(A)-(B): separated oil, sugar or starch earns no D3 or D7 RINs.
+
+    Oil by §80.1426(f)(1)(v)(A), sugar and starch by §80.1426(f)(1)(v)(B).
+    """
     if d_code not in CELLULOSIC_D_CODES:
         return
     message = f"feedstock {feedstock_type} is separated from its biomass: no D{d_code} RINs"
@@ -568,7 +592,11 @@ def _check_separated(feedstock_type: str, d_code: int, field: str) -> None:
 
 
 def feedstock_energy(feedstock: Feedstock, field: str = "heating_value_btu_per_lb") -> Fraction:
-    """FE = M × (1 − m) × CF × E in Btu (§80.1426(f)(7)); E defaults by type per (f)(7)(vi)."""
+    """FE = M × (1 − m) × CF × E in Btu (§80.1426(f)(7)); E defaults by type per (f)(7)(vi).
+
+    This is the FE of §80.1426(f)(3)(vi)(B); E is the §80.1426(f)(7)(vi) default or the producer's
+    value (§80.1426(f)(7)(iv)).
+    """
     e = feedstock.heating_value_btu_per_lb or DEFAULT_HEATING_VALUE.get(feedstock.type)
     if e is None:
         raise GEN_FEEDSTOCK_E.violation(
@@ -667,6 +695,10 @@ def check_delayed(
     production (the start when no end is given) lie in the window.
     A batch is of the year it is generated (§80.1425(b)); delayed RINs are of the year the fuel
     was produced or imported (§80.1426(g)(10)).
+
+    The window is §80.1426(g)(3), which the §80.1426(g)(7) volume lies in, the deadline
+    §80.1426(g)(4); the vintage is the production year (§80.1426(g)(10)(i) for 2010,
+    §80.1426(g)(10)(ii) for 2011).
     """
     if not is_delayed(batch):
         return generated_on.year
@@ -719,6 +751,9 @@ def check_small_producer_exemption(
 
     `annual_volume` is gallons of renewable fuel a year; `new_facility_years` is which calendar
     year of production a new facility is in (1 = the year of its first gallon), else None.
+
+    The §80.1426(c)(3) limit holds in a new facility's first three calendar years
+    (§80.1426(c)(3)(i)), as the caller counts them.
     """
     if annual_volume < 0:
         raise ValueError(f"annual_volume must not be negative, got {annual_volume}")
