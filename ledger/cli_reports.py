@@ -17,6 +17,7 @@ from projections import VIEWS_FILE, Views
 from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
 from projections.invalid import COLUMNS as INVALID_COLUMNS
 from projections.lineage import COLUMNS as TRACE_COLUMNS
+from projections.transfer_documents import COLUMNS as PTD_COLUMNS
 
 PartyOpt = Annotated[str | None, typer.Option("--party", help="4-digit company id")]
 YearOpt = Annotated[int, typer.Option("--year", help="calendar or compliance year",
@@ -94,6 +95,20 @@ def invalid(
     with open_views() as views:
         rows = views.invalid(batch)
     emit(rows, INVALID_COLUMNS, as_json, as_csv, "Invalid RINs")
+
+
+@app.command()
+def ptd(
+    party: PartyOpt = None,
+    missing: Annotated[bool, typer.Option(
+        "--missing", help="only transfers recorded without a PTD reference")] = False,
+    as_json: JsonOpt = False,
+    as_csv: CsvOpt = False,
+) -> None:
+    """Transfers and their PTDs §80.1428(a)(6), §80.1453(a): `--missing` lists those without."""
+    with open_views() as views:
+        rows = views.ptd(party, missing)
+    emit(rows, PTD_COLUMNS, as_json, as_csv, "Transfers without a PTD" if missing else "PTDs")
 
 
 @app.command()

@@ -15,11 +15,9 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
-    SerializerFunctionWrapHandler,
     Tag,
     TypeAdapter,
     ValidationError,
-    model_serializer,
     model_validator,
 )
 
@@ -175,15 +173,6 @@ class ReportObligation(CommandBase):
         Field(min_length=1, max_length=4,
               description="what the non-export RVO arises from (§80.1429(b)(9))"),
     ] | None = None
-
-    @model_serializer(mode="wrap")
-    def _basis_only_if_stated(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Leave out an unstated `basis`, so that a report made before the field existed keeps
-        its content digest and is still recognised as the same command when sent again."""
-        data: dict[str, Any] = handler(self)
-        if data.get("basis") is None:
-            data.pop("basis", None)
-        return data
 
     @model_validator(mode="after")
     def _rvo_or_volumes(self) -> ReportObligation:

@@ -1,8 +1,9 @@
 """`rin demo`: a small but complete market, generation through compliance retirement.
 
-Eight parties over 2024: an ethanol, a biodiesel and a biogas producer, an importer of renewable
-diesel, a blender, an exporter and two obligated refiners. Every line is valid; the figures are
-chosen so one refiner ends 2024 short on its cellulosic obligation (a deficit it may carry).
+Nine parties over 2024: an ethanol, a biodiesel and a biogas producer, an importer of renewable
+diesel and the registered foreign producer it buys from (§80.1426(c)(4)), a blender, an
+exporter and two obligated refiners. Every line is valid; the figures are chosen so one refiner
+ends 2024 short on its cellulosic obligation (a deficit it may carry).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ PARTIES = [
     ("1002", "Coastal Biodiesel Inc", ["producer"], ["20011"]),
     ("1003", "Valley Biogas Co", ["producer"], ["20021"]),
     ("1101", "Harbor Fuel Imports", ["importer"], ["20101"]),
+    ("1901", "Pacific Renewable Diesel Pte", ["foreign_producer"], []),
     ("2001", "Gulf Terminal Blending", ["blender"], []),
     ("2501", "Atlantic Renewable Export", ["exporter"], []),
     ("3001", "Lakeside Refining Co", ["obligated_party", "refiner"], []),
@@ -55,7 +57,7 @@ def month_lines(month: int) -> Iterator[dict[str, Any]]:
     # 50,000 gal of imported renewable diesel × EV 1.7 = 85,000 D4 RINs
     yield {"type": "generate", "id": f"gen-1101-{tag}", "date": day(10), "party": "1101",
            "facility": "20101", "batch": b, "fuel": "renewable_diesel", "d_code": 4,
-           "volume": 50000}
+           "volume": 50000, "foreign_producer": "1901"}
     if month == 1:
         yield {"type": "split", "id": "split-1001-202401", "date": day(11), "party": "1001",
                "rin": f"12024100120001{b}1060000000100497477", "sizes": [200000, 297477]}

@@ -122,7 +122,10 @@ _Reason = TypeVar("_Reason", SeparationReason, RetirementReason)
 
 
 def separation_reason(value: str | int) -> SeparationReason:
-    """The separation reason named by a word, an EMTS code, or the code as text (§80.1429(b))."""
+    """The separation reason named by a word, an EMTS code, or the code as text (§80.1429(b)).
+
+    No assigned RIN is separated but under §80.1429 (§80.1428(a)(2)).
+    """
     return _lookup(SEPARATION_REASONS, value, EMTS_SEPARATION_REASON, "separation")
 
 

@@ -20,6 +20,7 @@ from eventsourcing.persistence import IntegrityError, InternalError, Persistence
 from ledger.application import LedgerApp
 from ledger.command_log import ids_are_ordered
 from ledger.commands import parse_command
+from ledger.daughters import cut
 from ledger.errors import LedgerError, RuleViolation, StoreError, WriteConflict
 from ledger.head_file import KeySource, keep_head, use_key
 from ledger.invalidation_index import InvalidationIndex
@@ -341,9 +342,10 @@ class Ledger:
         ]
 
     def blocks(self, party_id: str) -> list[dict[str, Any]]:
-        """One row per held block with its 38-character code."""
+        """One row per held block with its 38-character code; daughters apart (§80.1428(d))."""
+        party = self.party(party_id)
         return [
             {"party": party_id, "rin": b.code, "d_code": b.key.d_code, "vintage": b.key.vintage,
              "k": b.key.k, "gallon_rins": b.gallon_rins}
-            for b in self.party(party_id).holdings.blocks()
+            for b in cut(party.holdings.blocks(), party.split_cuts)
         ]

@@ -16,6 +16,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
+from ledger.daughters import add_cut
 from ledger.fuel_book import FuelBook
 from ledger.holdings import Holdings
 from ledger.rin import RinBlock
@@ -62,9 +63,15 @@ class Party(Aggregate):
         client_id: str | None
 
     class Generated(Event):
-        """A batch's gallon-RINs came into being (§80.1426): how many, and how computed."""
+        """A batch's gallon-RINs came into being (§80.1426): how many, and how computed.
+
+        Version 2 added `renewable_fraction_method`, the ASTM D6866 method (B, C) or `approved`
+        by which R of partially renewable fuel was measured (§80.1426(f)(4)(iv)); v1 events
+        recorded none.
+        """
 
         TOPIC = "rin_ledger:Party.Generated"
+        class_version = 2
         effective_date: date
         client_id: str | None
         rin: RinBlock
@@ -77,6 +84,11 @@ class Party(Aggregate):
         production_start: date | None
         production_end: date | None
         details: dict[str, Any]
+        renewable_fraction_method: str | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["renewable_fraction_method"] = None
 
         def apply(self, party: Party) -> None:
             year = str(self.rin.key.vintage)
@@ -138,6 +150,10 @@ class Party(Aggregate):
         def apply(self, party: Party) -> None:
             for block in self.rins:
                 party.holdings.add(block, self.effective_date)
+            for before, after in zip(self.rins, self.rins[1:], strict=False):
+                # the seller named daughters apart (§80.1428(d)): they stay apart here
+                if before.key.batch_id == after.key.batch_id and before.end + 1 == after.start:
+                    add_cut(party.split_cuts, str(after.key.batch_id), after.start)
             if self.volume:
                 party.fuel.receive(self.volume, self.effective_date)
 
@@ -171,7 +187,10 @@ class Party(Aggregate):
         daughters: list[RinBlock]
 
         def apply(self, party: Party) -> None:
-            """Holdings are sets of gallon-RINs, so a split changes no serial held."""
+            """No serial held changes; each daughter but the first starts a cut, so the
+            daughters are held, shown and named apart from then on."""
+            for daughter in self.daughters[1:]:
+                add_cut(party.split_cuts, str(daughter.key.batch_id), daughter.start)
 
     class Separated(Event):
         """K=1 gallon-RINs separated from their fuel, becoming K=2 (§80.1429)."""
@@ -188,6 +207,7 @@ class Party(Aggregate):
         fuel_used: Decimal
 
         def apply(self, party: Party) -> None:
+            """K becomes 2 with the same serials (§80.1425(a)(2), §80.1429(c))."""
             for block in self.rins:
                 party.holdings.remove(block, self.effective_date)
                 party.holdings.add(
@@ -261,6 +281,13 @@ class Party(Aggregate):
             cls.Registered, id=cls.create_id(party_id), party_id=party_id, name=name,
             roles=list(roles), facilities=list(facilities), client_id=client_id,
         )
+
+    @property
+    def split_cuts(self) -> dict[str, list[int]]:
+        """Batch identity → first serials of the daughters this party knows (§80.1428(d));
+        a party restored from a snapshot taken before these were kept starts with none."""
+        cuts: dict[str, list[int]] = self.__dict__.setdefault("_split_cuts", {})
+        return cuts
 
     def has_role(self, *roles: str) -> bool:
         return any(role in self.roles for role in roles)

@@ -112,6 +112,9 @@ def parse_code(code: str, field: str = "rin") -> tuple[BlockKey, int, int]:
     """Parse a 38-character batch-RIN; the key's provenance (generated, fuel) is left blank.
 
     Raises the §80.1425 rule of the first field that is wrong.
+
+    The fields: K §80.1425(a), YYYY §80.1425(b), CCCC §80.1425(c), FFFFF §80.1425(d), BBBBB
+    §80.1425(e), RR §80.1425(f), D §80.1425(g), SSSSSSSS §80.1425(h) and EEEEEEEE §80.1425(i).
     """
     if not isinstance(code, str) or len(code) != 38:
         got = len(code) if isinstance(code, str) else type(code).__name__
@@ -171,6 +174,7 @@ RIN_BATCH_UNIQUE = rule(
 
 
 def check_batch_unique(used: list[str], vintage: int, batch: str) -> None:
+    """No two batches of a producer or importer share BBBBB in a calendar year (§80.1425(e))."""
     RIN_BATCH_UNIQUE.check(
         batch not in used, f"batch {batch} was already used in {vintage}", "batch"
     )

@@ -20,12 +20,15 @@ from eventsourcing.persistence import Recording
 from ledger import commands as c
 from ledger.application import LedgerApp
 from ledger.command_log import CommandRecord, event_name, ids_are_ordered
+from ledger.daughters import check_not_parent, cut
 from ledger.emts import TRADE_REASONS, retirement_reason, separation_reason
 from ledger.errors import InputError, LedgerError
 from ledger.invalidation import BatchInvalidation
 from ledger.invalidation_index import InvalidationIndex
 from ledger.party import Party
 from ledger.rin import BatchId, BlockKey, RinBlock, check_batch_unique, parse_code
+from ledger.rules import s1426_delayed as dl
+from ledger.rules import s1426_eligibility as elig
 from ledger.rules import s1426_generation as gen
 from ledger.rules import s1427_compliance as cmp
 from ledger.rules import s1427_retirement as ret
@@ -188,8 +191,23 @@ class UnitOfWork:
         return self.app.save_in_order(self.events, self.aggregates(), unchanged)
 
 
+# Command fields added after release 1 (§80.1426(a)(2), (c)(4), (c)(7), (f)(4)(iv),
+# §80.1429(b)(9)): left out of a digest while at their default, so a command applied before
+# keeps its stored digest and is recognised as the same command when sent again.
+LATER_FIELDS = frozenset({
+    "renewable_fraction_method", "foreign_producer", "heating_oil", "end_user_affidavits",
+    "basis",
+})
+
+
 def digest(command: c.Model) -> str:
-    return hashlib.sha256(command.model_dump_json(by_alias=True).encode()).hexdigest()
+    fields = type(command).model_fields
+    unset = {
+        name for name in LATER_FIELDS & fields.keys()
+        if getattr(command, name) == fields[name].default
+    }
+    dumped = command.model_dump_json(by_alias=True, exclude=unset or None)
+    return hashlib.sha256(dumped.encode()).hexdigest()
 
 
 def handle(uow: UnitOfWork, command: Any) -> Outcome:
@@ -237,16 +255,28 @@ def register_party(uow: UnitOfWork, cmd: c.RegisterParty) -> list[str]:
 
 
 def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
+    """Every gallon-RIN is generated K=1, assigned to the batch's volume at once (§80.1425(a)(1),
+    §80.1426(e)(3)), with serials from 00000001 (§80.1426(d)(2)(i)) to V_RIN (§80.1426(d)(2)(ii)).
+    """
     party = uow.registered(cmd.party, "party")
     reg.check_generator(cmd.party, party.roles, party.facilities, cmd.facility)
     if not cmd.generate_rins:
-        return produce_without_rins(party, cmd)
+        return produce_without_rins(uow, party, cmd)
+    check_eligible(uow, party, cmd)
     yields = gen.compute_generation(cmd)
     delayed = gen.is_delayed(cmd.batch)
     vintage = (
-        gen.check_delayed(cmd.batch, cmd.production_start, cmd.date, cmd.pathway_effective_date)
+        gen.check_delayed(
+            cmd.batch, cmd.production_start, cmd.date, cmd.pathway_effective_date,
+            cmd.production_end,
+        )
         if delayed else cmd.date.year
     )
+    if delayed:
+        dl.check_generation(
+            delayed_history(uow, party, cmd.date), vintage, sum(y.gallon_rins for y in yields),
+            cmd.date,
+        )
     used = list(party.batches_used.get(str(vintage), []))
     planned: list[tuple[gen.BatchYield, RinBlock]] = []
     for batch_yield in yields:
@@ -267,6 +297,7 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
             paragraph=batch_yield.paragraph, formula=batch_yield.formula,
             production_start=cmd.production_start, production_end=cmd.production_end,
             details=cmd.model_dump(mode="json", exclude_none=True, by_alias=True),
+            renewable_fraction_method=cmd.renewable_fraction_method,
         )
         party.record(
             Party.Assigned, effective_date=cmd.date, client_id=cmd.id, rins=[block],
@@ -282,6 +313,39 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
     return [block.code for _, block in planned]
 
 
+def check_eligible(uow: UnitOfWork, party: Party, cmd: c.Generate) -> None:
+    """§80.1426(c)(4)-(c)(6) from the ledger's facts: the foreign producer's registration and
+    the fuels this party has generated RINs for."""
+    source = uow.party(cmd.foreign_producer) if cmd.foreign_producer is not None else None
+    elig.check_import(cmd, party.roles, source.roles if source is not None else None)
+    if elig.renewable_fuel_feedstocks(cmd):
+        fuels = {
+            event.fuel for event in uow.history(party)
+            if isinstance(event, Party.Generated) and event.effective_date <= cmd.date
+        }
+        elig.check_feedstock_fuels(cmd, fuels)
+
+
+def delayed_history(uow: UnitOfWork, party: Party, by: date | None = None) -> dl.DelayedHistory:
+    """The party's (f)(6) RINs sold, (g)(5) retirements (dated by `by`, if given) and delayed
+    RINs (§80.1426(g))."""
+    f6: list[RinBlock] = []
+    sent: list[RinBlock] = []
+    retired: list[tuple[date, RinBlock]] = []
+    delayed: list[tuple[date, RinBlock]] = []
+    for event in uow.history(party):
+        if isinstance(event, Party.Generated):
+            if dl.is_original(event.paragraph, event.effective_date):
+                f6.append(event.rin)
+            if gen.is_delayed(event.rin.key.batch):
+                delayed.append((event.effective_date, event.rin))
+        elif isinstance(event, Party.TransferredOut):
+            sent.extend(event.rins)
+        elif isinstance(event, Party.Retired) and event.reason == "delayed_rin":
+            retired.extend((event.effective_date, block) for block in event.rins)
+    return dl.read_history(f6, sent, retired, delayed, by)
+
+
 def batch_number(cmd: c.Generate, d_code: int, count: int) -> str:
     """One batch per D code (§80.1426(f)(3)(v)): `batches` names them when there are several."""
     if count == 1:
@@ -293,10 +357,16 @@ def batch_number(cmd: c.Generate, d_code: int, count: int) -> str:
     return cmd.batches[d_code]
 
 
-def produce_without_rins(party: Party, cmd: c.Generate) -> list[str]:
+def produce_without_rins(uow: UnitOfWork, party: Party, cmd: c.Generate) -> list[str]:
     """§80.1426(c)(2)-(3): a small or new producer records its fuel without generating RINs."""
     if cmd.volume is None:
         raise InputError("production without RINs is recorded in standardized gallons", "volume")
+    if cmd.new_facility_year is not None:
+        years = [
+            event.effective_date.year for event in uow.history(party)
+            if isinstance(event, Party.Generated) and event.rin.key.facility == cmd.facility
+        ]
+        gen.check_new_facility_year(cmd.new_facility_year, cmd.date.year, min(years, default=None))
     year = str(cmd.date.year)
     gen.check_small_producer_exemption(
         party.produced.get(year, Decimal(0)) + cmd.volume, cmd.new_facility_year
@@ -316,11 +386,12 @@ def resolve(party: Party, selector: c.RinSelector, on: date) -> list[RinBlock]:
         block = RinBlock(key or base, start, end)
         held = party.holdings.held_gallon_rins(block, on) if key else 0
         r1428.check_held(block.gallon_rins, held, selector.code, on.isoformat(), "rins.code")
+        check_not_parent(block, party.split_cuts, "rins.code")
         return [block]
-    blocks = party.holdings.pick_fifo(
+    blocks = cut(party.holdings.pick_fifo(
         on, selector.quantity, d_code=selector.d_code, vintage=selector.vintage, k=selector.k,
         company=selector.company, facility=selector.facility, batch=selector.batch,
-    )
+    ), party.split_cuts)
     held = sum(b.gallon_rins for b in blocks)
     what = f"D{selector.d_code} vintage {selector.vintage} K={selector.k}"
     r1428.check_held(selector.quantity, held, what, on.isoformat(), "rins.quantity")
@@ -398,7 +469,10 @@ def separate(uow: UnitOfWork, cmd: c.Separate) -> list[str]:
 def check_separation_limits(uow: UnitOfWork, party: Party, year: int, blocks: list[RinBlock]
                             ) -> None:
     """§80.1429(b)(7) on the RINs the party generated itself, then (b)(9) on all, if it is a
-    (b)(9) party; each per D code against the year's RVOs including the deficit carried in."""
+    (b)(9) party; each per D code against the year's RVOs including the deficit carried in.
+
+    The limits of §80.1429(b)(7) and §80.1429(b)(9).
+    """
     facts = separation_year(uow.history(party), party.party_id, year, uow.invalid_in)
     own: dict[int, int] = {}
     every: dict[int, int] = {}
@@ -429,6 +503,8 @@ def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
             inv.check_usable(uow.invalid_in(b), b.code, reason.word)
     if reason.word == "remedial_invalid":
         check_replacement(uow, party, cmd, blocks)
+    if reason.word == "delayed_rin":
+        dl.check_retirement(delayed_history(uow, party), blocks)
     if reason.word == "compliance":
         assert cmd.compliance_year is not None
         for b in blocks:
@@ -478,6 +554,7 @@ def split(uow: UnitOfWork, cmd: c.Split) -> list[str]:
     parent = RinBlock(key or base, start, end)
     held = party.holdings.held_gallon_rins(parent, cmd.date) if key else 0
     r1428.check_split(parent.gallon_rins, held, cmd.sizes, cmd.rin)
+    check_not_parent(parent, party.split_cuts, "rin")
     daughters, first = [], start
     for size in cmd.sizes:
         daughters.append(RinBlock(parent.key, first, first + size - 1))

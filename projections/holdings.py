@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from ledger.daughters import pieces
 from ledger.rin import RinBlock
 from projections.batch import Batch
 from projections.facts import BATCH, Fact, iso
@@ -200,13 +201,30 @@ def held_blocks(
         points = deltas[(row["party"], row["prefix"], row["d_code"], row["vintage"], row["k"])]
         points[row["serial_start"]] += sign
         points[row["serial_end"] + 1] -= sign
+    cuts = daughter_starts(db, as_of, known_at)
     out = []
     for (holder, prefix, d_code, vintage, k), points in sorted(deltas.items()):
         for start, end in covered(points):
-            out.append({
-                "party": holder, "rin": f"{prefix}{start:08d}{end:08d}", "d_code": d_code,
-                "vintage": vintage, "k": k, "gallon_rins": end - start + 1,
-            })
+            for first, last in pieces(start, end, cuts.get(prefix[1:19], ())):
+                out.append({
+                    "party": holder, "rin": f"{prefix}{first:08d}{last:08d}", "d_code": d_code,
+                    "vintage": vintage, "k": k, "gallon_rins": last - first + 1,
+                })
+    return out
+
+
+def daughter_starts(
+    db: Database, as_of: date | None, known_at: int | None
+) -> dict[str, list[int]]:
+    """Batch identity → the first serial of every daughter but the first of each split known at
+    `known_at` and effective by `as_of` (§80.1428(d)): held runs are cut there."""
+    clause, params = known(None, as_of, known_at)
+    out: dict[str, list[int]] = defaultdict(list)
+    for row in db.query(
+        "SELECT DISTINCT batch, serial_start FROM lineage_blocks "
+        f"WHERE event = 'split' AND seq > 0 AND {clause} ORDER BY batch, serial_start", params,
+    ):
+        out[row["batch"]].append(row["serial_start"])
     return out
 
 

@@ -67,12 +67,18 @@ def quarter_ends(year: int) -> list[date]:
 
 
 def quarterly(db: Database, year: int, party: str | None = None) -> list[dict[str, Any]]:
-    """Rows `party, date, assigned_rins, volume, limit, excess, ok` for each quarter end."""
+    """Rows `party, date, assigned_rins, volume, limit, excess, ok` for each quarter end.
+
+    The §80.1428(a)(5) check on 31 March, 30 June, 30 September and 31 December.
+    """
     return [row for on in quarter_ends(year) for row in check_on(db, on, party)]
 
 
 def check_on(db: Database, on: date, party: str | None) -> list[dict[str, Any]]:
-    """Every party that has owned assigned RINs or fuel by `on`, with both sums on that date."""
+    """Every party that has owned assigned RINs or fuel by `on`, with both sums on that date.
+
+    Both sums of §80.1428(a)(5) on one date.
+    """
     filters, params = "effective_date <= ?", [on.isoformat()]
     if party is not None:
         filters += " AND party = ?"

@@ -32,6 +32,7 @@ from projections import (
     market,
     parties,
     quarterly,
+    transfer_documents,
 )
 from projections.batch import Batch
 from projections.facts import Fact
@@ -39,12 +40,15 @@ from projections.tracking import ViewRecorder
 
 VIEWS_FILE = "views.sqlite"
 BATCH_SIZE = 1000
-VIEW_MODULES = (holdings, quarterly, compliance, lineage, journal, market, invalid)
+VIEW_MODULES = (
+    holdings, quarterly, compliance, lineage, journal, market, invalid, transfer_documents,
+)
 TABLES = tuple(t for m in (parties, *VIEW_MODULES) for t in m.TABLES)
 SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
 #: the tables' layout, kept in the file's user_version: a file of an older one is projected anew
 #: (2: compliance rows apply at most the RVO, §80.1427(a)(1); rows of layout 1 may not;
-#: 3: a year a deficit is carried into has its rows without a report of its own, §80.1427(b)(1)(ii))
+#: 3: a year a deficit is carried into has its rows without a report of its own,
+#: §80.1427(b)(1)(ii), and the transfer_documents table)
 LAYOUT = 3
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)

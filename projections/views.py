@@ -21,6 +21,7 @@ from projections import (
     quarterly,
     read_side,
     runner,
+    transfer_documents,
 )
 
 
@@ -91,3 +92,8 @@ class Views:
         """Invalid RINs (§80.1431) per batch YYYYCCCCFFFFFBBBBB: who holds them, who retired them
         for which year, and what each must still replace (§80.1474(b))."""
         return self._ask(invalid.invalid, batch)
+
+    def ptd(self, party: str | None = None, missing: bool = False) -> list[dict[str, Any]]:
+        """Every transfer and its PTD reference (§80.1428(a)(6), §80.1453(a)); with `missing`,
+        only the transfers recorded without one."""
+        return self._ask(transfer_documents.documents, party, missing)

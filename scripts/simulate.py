@@ -114,6 +114,9 @@ class Market:
         ]
         for holder in self.obligated:
             holder.weight = self.rng.paretovariate(1.5)
+        # the registered foreign producer importers buy from (§80.1426(a)(2), (c)(4))
+        self.foreign = Holder(f"{1001 + len(self.parties):04d}", ["foreign_producer"], [], day=1)
+        self.parties.append(self.foreign)
         self.size_generators()
 
     def new(self, role: str, kind: Kind | None = None) -> Holder:
@@ -178,6 +181,8 @@ class Market:
             "production_start": on.replace(day=1).isoformat(), "production_end": on.isoformat(),
         }
         body.update({"btu": volume * 77_000} if kind.fuel == "biogas" else {"volume": volume})
+        if "importer" in producer.roles:
+            body["foreign_producer"] = self.foreign.party
         yield self.line("generate", body)
         producer.rins[(kind.d_code, on.year, 1)] += count
         producer.fuel += volume

@@ -15,11 +15,11 @@ def test_rin_demo_runs_end_to_end_and_is_idempotent(tmp_path: Path) -> None:
     runner = CliRunner()
     first = runner.invoke(app, ["--data", str(tmp_path), "demo"])
     assert first.exit_code == 0, first.output
-    assert "238 lines applied, 0 already applied, 0 rejected" in first.output
+    assert "239 lines applied, 0 already applied, 0 rejected" in first.output
     assert "all invariants hold" in first.output
     again = runner.invoke(app, ["--data", str(tmp_path), "demo", "--quiet"])
     assert again.exit_code == 0
-    assert "0 lines applied, 238 already applied, 0 rejected" in again.output
+    assert "0 lines applied, 239 already applied, 0 rejected" in again.output
 
 
 def test_demo_figures(tmp_path: Path) -> None:

@@ -360,7 +360,6 @@ def test_gen_exempt_d6_breaks() -> None:
         ("biointermediate", "GEN-BIOINTERMEDIATE", "§80.1426(c)(8)"),
         ("feedstock_is_renewable_fuel_of_another_party", "GEN-OTHER-PARTY-FUEL",
          "§80.1426(c)(6)"),
-        ("foreign_rins_already_assigned", "GEN-IMPORT-ASSIGNED", "§80.1426(c)(5)"),
     ],
 )
 def test_no_rins_rules(flag: str, rule_id: str, citation: str) -> None:
@@ -528,6 +527,9 @@ RENEWABLE_TYPES = ["starch", "sugar", "vegetable_oil", "waste_cooking_oil", "tal
             st.decimals(0, D("0.5"), places=2),
             st.decimals(D("0.5"), 1, places=2),
             st.sampled_from([3, 4, 5, 6, 7]),
+        ).filter(  # (f)(1)(v): separated oil, sugar and starch never earn D3 or D7
+            lambda f: not (f["type"] in {"vegetable_oil", "sugar", "starch"}
+                           and f["d_code"] in (3, 7))
         ),
         min_size=1, max_size=5,
     ),

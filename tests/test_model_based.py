@@ -85,6 +85,9 @@ class LedgerVersusModel(RuleBasedStateMachine):
         self.moves: list[Move] = []
         self.fuel_log: list[tuple[date, str, Decimal]] = []  # (date, party, signed gallons)
         self.retired: dict[tuple[str, str], set[int]] = {}
+        # per party, per batch (company, batch): the first serials of daughters it knows
+        # (§80.1428(d)): from its own splits, and from daughters it received together
+        self.cuts: dict[str, dict[tuple[str, str], set[int]]] = {p: {} for p in PARTIES}
         self.generated: dict[tuple[str, str], tuple[int, date]] = {}  # batch → (count, date)
         self.rvo: dict[str, int] = {}  # 3001's 2024 RVOs, as last reported
         self.retired_for_2024 = 0  # D6 gallon-RINs 3001 retired for 2024 compliance
@@ -142,6 +145,11 @@ class LedgerVersusModel(RuleBasedStateMachine):
             if to is not None:
                 target = (to, (company, batch, new_k or k))
                 self.held[to].setdefault(target[1], {}).update(dict.fromkeys(serials, self.day))
+                # the seller moves daughters as separate blocks: the buyer learns each cut
+                # with serials on both sides of it in what it received
+                known = self.cuts[party].get((company, batch), set())
+                learned = {c for c in known if c in serials and c - 1 in serials}
+                self.cuts[to].setdefault((company, batch), set()).update(learned)
             self.moves.append((self.day, (party, (company, batch, k)), target, frozenset(serials)))
 
     def move_fuel(self, seller: str | None, buyer: str | None, volume: Decimal) -> None:
@@ -407,9 +415,14 @@ class LedgerVersusModel(RuleBasedStateMachine):
         command = {"type": "split", "date": self.on(days), "party": party, "rin": code,
                    "sizes": sizes}
         # a split divides a block held since its date into daughters summing to it; holdings
-        # do not change
+        # do not change; a block spanning daughters of an earlier split is not one batch-RIN
+        # (§80.1428(d))
         since = all(held[s] <= self.day for s in range(first, last + 1))
-        self.apply(command, sum(sizes) == count and since, "split")
+        cuts = self.cuts[party].setdefault((company, batch), set())
+        ok = sum(sizes) == count and since and not any(first < c <= last for c in cuts)
+        self.apply(command, ok, "split")
+        if ok:
+            cuts.add(first + sizes[0])
         self.done()
 
     # ---- what must agree after every step -------------------------------------------------

@@ -146,13 +146,16 @@ def test_trace_follows_a_block_from_generation_to_retirement(views: Views) -> No
 def test_trace_gives_the_overlapping_part(views: Views) -> None:
     # Serials 95,001-105,000 of the D6 batch, asked as K=2: 3001 retired serials 1-90,000, so
     # the retirement does not touch them; the 02-05 sale of 1-120,000 does, for all 10,000.
+    # That sale came after the 02-01 split at 100,001, so it moved the daughters apart
+    # (§80.1428(d)): 1-100,000 and 100,001-120,000, overlapping the asked block by 5,000 each.
     code = "22024100120001000011060009500100105000"
     rows = views.trace(code)
     events = [r["event"] for r in rows]
     assert "retired" not in events
-    sale = next(r for r in rows if r["event"] == "transferred_out" and r["party"] == "1001")
-    assert sale["rin"] == "12024100120001000011060009500100105000"
-    assert sale["gallon_rins"] == 10_000
+    sale = [(r["rin"], r["gallon_rins"]) for r in rows
+            if r["event"] == "transferred_out" and r["party"] == "1001"]
+    assert sale == [("12024100120001000011060009500100100000", 5_000),
+                    ("12024100120001000011060010000100105000", 5_000)]
     # The 02-01 split's daughters 1-100,000 and 100,001-248,738 overlap it by 5,000 each.
     assert [r["gallon_rins"] for r in rows if r["event"] == "split"] == [5_000, 5_000]
 

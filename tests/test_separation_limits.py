@@ -25,6 +25,7 @@ PARTIES = [
     ("5002", ["obligated_party", "blender"], []),  # obligated by adding blendstocks only
     ("5003", ["obligated_party", "refiner"], []),  # states its RVO basis per year
     ("6001", ["small_refiner"], []),
+    ("9201", ["foreign_producer"], []),  # registered, not a RIN generator (§80.1426(c)(4))
 ]
 RVO_2024 = {"CB": 100, "BBD": 400, "AB": 1_000, "RF": 5_000}  # D6 limit 5,000 − 1,000 = 4,000
 
@@ -214,7 +215,9 @@ def test_b9_caps_a_party_whose_rvo_is_incurred_under_80_1408(ledger: Ledger) -> 
 
 
 def test_b9_counts_b10_separations_and_excepts_b2_to_b5(ledger: Ledger) -> None:
-    generate(ledger, "5001", "50001", "I0001", "ethanol", 6, 5_000)  # 5,000 own D6
+    # 5,000 own D6, imported from a registered foreign producer (§80.1426(c)(4))
+    ok(ledger, type="generate", date="2024-01-31", party="5001", facility="50001",
+       batch="I0001", fuel="ethanol", d_code=6, volume=5_000, foreign_producer="9201")
     buy(ledger, "1001", "5001", 6, 10_000, 10_000)
     report(ledger, "5001", 2024, {"CB": 0, "BBD": 0, "AB": 500, "RF": 2_000})
     # (b)(2) blending is excepted from (b)(9): 3,000 separated, none counted

@@ -6,8 +6,11 @@ Importing this package's modules registers every rule in the catalogue (`all_rul
 RULE_MODULES = (
     "ledger.rin",
     "ledger.emts",
+    "ledger.daughters",
     "ledger.rules.s1407_obligations",
     "ledger.rules.s1426_generation",
+    "ledger.rules.s1426_delayed",
+    "ledger.rules.s1426_eligibility",
     "ledger.rules.s1427_compliance",
     "ledger.rules.s1427_retirement",
     "ledger.rules.s1428_rins",

@@ -35,10 +35,6 @@ from ledger.rin import D_CODES, MAX_SERIAL, RIN_RR
 from ledger.rules.catalogue import rule
 from ledger.strict_types import AmountText, Flag, Integer, IsoDate, Text
 
-GEN_IMPORT_ASSIGNED = rule(
-    "GEN-IMPORT-ASSIGNED", "§80.1426(c)(5)",
-    "an importer generates no RINs for fuel a foreign producer already assigned RINs to",
-)
 GEN_OTHER_PARTY_FUEL = rule(
     "GEN-OTHER-PARTY-FUEL", "§80.1426(c)(6)",
     "no RINs for fuel made from renewable fuel that another party produced",
@@ -55,12 +51,20 @@ GEN_NEW_PRODUCER = rule(
     "a new facility may skip generating RINs in its first three calendar years only below "
     "125,000 gallons a year",
 )
+GEN_NEW_FACILITY_YEAR = rule(
+    "GEN-NEW-FACILITY-YEAR", "§80.1426(c)(3)(i)",
+    "a new facility's calendar years count from the year it produced its first gallon",
+)
 GEN_BATCH_MAX = rule(
     "GEN-BATCH-MAX", "§80.1426(d)(1)(i)", "a batch has at most 99,999,999 gallon-RINs",
 )
 GEN_BATCH_MONTH = rule(
     "GEN-BATCH-MONTH", "§80.1426(d)(1)(ii)",
     "a batch covers production of at most one calendar month, start on or before end",
+)
+GEN_HEATING_OIL_AFFIDAVIT = rule(
+    "GEN-HEATING-OIL-AFFIDAVIT", "§80.1426(c)(7)",
+    "RINs for renewable fuel oil used as heating oil need the end users' affidavits",
 )
 GEN_BATCH_EMPTY = rule(
     "GEN-BATCH-EMPTY", "§80.1426(d)(2)",
@@ -69,6 +73,22 @@ GEN_BATCH_EMPTY = rule(
 GEN_YARD_CELLULOSIC = rule(
     "GEN-YARD-CELLULOSIC", "§80.1426(f)(5)(i)(A)",
     "fuel from separated yard waste is cellulosic: D code 3 or 7",
+)
+GEN_FOOD_NONCELLULOSIC = rule(
+    "GEN-FOOD-NONCELLULOSIC", "§80.1426(f)(5)(i)(B)",
+    "separated food waste is deemed non-cellulosic: its fuel earns no D3 or D7 RINs",
+)
+GEN_R_METHOD_C = rule(
+    "GEN-R-METHOD-C", "§80.1426(f)(4)(iv)(B)",
+    "ASTM D6866 method C only measures renewable content of 10 percent or more",
+)
+GEN_SEPARATED_OIL = rule(
+    "GEN-SEPARATED-OIL", "§80.1426(f)(1)(v)(A)",
+    "oil physically separated from woody or herbaceous biomass generates no D3 or D7 RINs",
+)
+GEN_SEPARATED_SUGAR = rule(
+    "GEN-SEPARATED-SUGAR", "§80.1426(f)(1)(v)(B)",
+    "sugar or starch physically separated from cellulosic biomass generates no D3 or D7 RINs",
 )
 GEN_MSW = rule(
     "GEN-MSW", "§80.1426(f)(5)(v)",
@@ -110,6 +130,7 @@ GEN_EV_OTHER = rule(
 )
 
 CELLULOSIC_D_CODES = frozenset({3, 7})
+METHOD_C_MINIMUM = Decimal("0.10")  # (f)(4)(iv)(B): method C needs 10 percent renewable or more
 SMALL_PRODUCER_GALLONS = Decimal(10_000)
 NEW_PRODUCER_GALLONS = Decimal(125_000)
 NEW_FACILITY_YEARS = 3
@@ -117,6 +138,11 @@ DELAYED_PREFIX = "DRN"
 DELAYED_FIRST_DAY = date(2010, 7, 1)
 DELAYED_LAST_DAY = date(2011, 12, 31)
 DELAYED_DEADLINE = timedelta(days=60)
+
+SEPARATED_OILS = frozenset({"vegetable_oil"})
+SEPARATED_SUGARS = frozenset({"sugar", "starch"})
+"""Feedstock types (f)(1)(v) keeps from D3 and D7: plant oil, sugar and starch are separated
+from the biomass they came from, and a biointermediate counts as its biomass save for these."""
 
 DEFAULT_HEATING_VALUE: dict[str, Decimal] = {
     name: Decimal(btu_per_lb)
@@ -218,9 +244,33 @@ class GenerationInput(BaseModel):
     ghg_exempt: Flag = False
     production_start: IsoDate | None = None
     production_end: IsoDate | None = None
-    biointermediate: Flag = False
-    feedstock_is_renewable_fuel_of_another_party: Flag = False
-    foreign_rins_already_assigned: Flag = False
+    renewable_fraction_method: Literal["B", "C", "approved"] | None = Field(
+        None, description="how R was measured: ASTM D6866 method B or C, or EPA-approved, "
+        "§80.1426(f)(4)(iv)",
+    )
+    biointermediate: Flag = Field(
+        False, description="the product is a biointermediate, §80.1426(c)(8): stated by the "
+        "producer, as the ledger keeps no record of what a product is used for",
+    )
+    feedstock_is_renewable_fuel_of_another_party: Flag = Field(
+        False, description="§80.1426(c)(6), where the ledger cannot tell whose renewable fuel "
+        "was the feedstock (see s1426_eligibility)",
+    )
+    foreign_rins_already_assigned: Flag = Field(
+        False, description="§80.1426(c)(5), stated by the importer where the ledger cannot see "
+        "the RINs (see s1426_eligibility)",
+    )
+    foreign_producer: Annotated[Text, Field(pattern=r"^[0-9]{4}$")] | None = Field(
+        None, description="company id of the foreign producer an importer's fuel came from, "
+        "§80.1426(a)(2), (c)(4)-(c)(5)",
+    )
+    heating_oil: Flag = Field(
+        False, description="renewable fuel oil that is heating oil, §80.1401 definition (2)"
+    )
+    end_user_affidavits: Flag = Field(
+        False, description="the final end users' affidavits for heating oil were received, "
+        "§80.1426(c)(7), §80.1451(b)(1)(ii)(T)",
+    )
 
     @property
     def rin_fraction(self) -> Decimal | None:
@@ -300,7 +350,10 @@ class _Part:
 def compute_generation(inp: GenerationInput) -> list[BatchYield]:
     """The batch's gallon-RINs by §80.1426(f), one BatchYield per D code sorted by D code.
 
-    Raises the rule violated: (c)(5), (c)(6), (c)(8), (d)(1), (d)(2), (f)(5)-(8), §80.1415.
+    Raises the rule violated: (c)(6)-(c)(8), (d)(1), (d)(2), (f)(4)-(8), §80.1415.
+
+    Every RIN component is computed from the batch's facts (§80.1426(a)(3)): at least one gallon-RIN
+    (§80.1426(d)(2)) and at most 99,999,999 (§80.1426(d)(1)(i)).
     """
     _check_eligible(inp)
     yields = _mixed_fuels(inp) if inp.components is not None else _single_fuel(inp)
@@ -319,6 +372,14 @@ def compute_generation(inp: GenerationInput) -> list[BatchYield]:
 
 
 def _check_eligible(inp: GenerationInput) -> None:
+    """The producer's own statements the ledger cannot derive: (c)(6) when the party could have
+    used its own renewable fuel (what a process consumed is in no ledger fact; s1426_eligibility
+    derives the rest), (c)(7) affidavits (paper the ledger never sees), (c)(8) biointermediate
+    (the ledger records no product's later use); and the (d)(1)(ii) calendar month.
+
+    Refuses what §80.1426(c)(7) and §80.1426(c)(8) prohibit, as the command states the facts, and a
+    production period longer than one calendar month (§80.1426(d)(1)(ii)) when both dates are given.
+    """
     GEN_BIOINTERMEDIATE.check(
         not inp.biointermediate, "RINs must not be generated for a biointermediate",
         "biointermediate",
@@ -328,10 +389,10 @@ def _check_eligible(inp: GenerationInput) -> None:
         "the fuel was made from renewable fuel another party produced, which had its own RINs",
         "feedstock_is_renewable_fuel_of_another_party",
     )
-    GEN_IMPORT_ASSIGNED.check(
-        not inp.foreign_rins_already_assigned,
-        "the imported fuel already has RINs assigned by its foreign producer",
-        "foreign_rins_already_assigned",
+    GEN_HEATING_OIL_AFFIDAVIT.check(
+        not inp.heating_oil or inp.end_user_affidavits,
+        "renewable fuel oil for use as heating oil: no affidavits from its final end users "
+        "were received", "end_user_affidavits",
     )
     start, end = inp.production_start, inp.production_end
     if start is not None and end is not None:
@@ -400,7 +461,11 @@ def _single_fuel(inp: GenerationInput) -> list[BatchYield]:
 
 
 def _standardized_volume(inp: GenerationInput) -> tuple[Fraction, str]:
-    """Vs in gallons and, when computed here, how: (f)(8) temperature, §80.1415(b)(5)-(6)."""
+    """Vs in gallons and, when computed here, how: (f)(8) temperature, §80.1415(b)(5)-(6).
+
+    Ethanol by §80.1426(f)(8)(i), biodiesel by the §80.1426(f)(8)(ii)(A) formula; other fuels are
+    given at 60 °F (§80.1426(f)(8)(iii)).
+    """
     if inp.volume is not None:
         return Fraction(inp.volume), ""
     if inp.btu is not None:
@@ -432,7 +497,12 @@ def _standardized_volume(inp: GenerationInput) -> tuple[Fraction, str]:
 
 
 def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
-    """The paragraph of §80.1426(f) that applies to a single-fuel batch, and its D-code parts."""
+    """The paragraph of §80.1426(f) that applies to a single-fuel batch, and its D-code parts.
+
+    Yard waste is cellulosic (§80.1426(f)(5)(i)(A)), food waste is not (§80.1426(f)(5)(i)(B));
+    exempt fuel is D6 (§80.1426(f)(6)(ii)); co-fired electricity gives R like any partly renewable
+    fuel (§80.1426(f)(10)(iii), §80.1426(f)(11)(iii)).
+    """
     r = inp.rin_fraction
     if inp.ghg_exempt:
         GEN_EXEMPT_D6.check(
@@ -452,6 +522,11 @@ def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
         )
         return "§80.1426(f)(5)(iv)(A)", [_Part(d_code)]
     if inp.waste == "food":
+        GEN_FOOD_NONCELLULOSIC.check(
+            d_code not in CELLULOSIC_D_CODES,
+            f"separated food waste is deemed non-cellulosic: its fuel earns no D{d_code} RINs",
+            "d_code",
+        )
         return "§80.1426(f)(5)(iv)(B)", [_Part(d_code)]
     if inp.waste == "msw":
         if r is None:
@@ -466,8 +541,24 @@ def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
         )
         return "§80.1426(f)(5)(v)", [_Part(d_code, Fraction(r), f" × {r}")]
     if r is not None:
+        check_method(r, inp.renewable_fraction_method)
         return "§80.1426(f)(4)(i)(B)", [_Part(d_code, Fraction(r), f" × {r}")]
     return "§80.1426(f)(3)(ii)", [_Part(d_code)]
+
+
+def check_method(r: Decimal, method: str | None) -> None:
+    """R of co-processed fuel comes from ASTM D6866 method B, method C when R >= 10 %, or an
+    EPA-approved method (§80.1426(f)(4)(iv)(A)-(C)); the batch records the one given (optional:
+    the ledger cannot see the laboratory, and batches recorded before it was asked have none).
+
+    The same methods measure R wherever it is used (§80.1426(f)(9)(ii)).
+    """
+    GEN_R_METHOD_C.check(
+        method != "C" or r >= METHOD_C_MINIMUM,
+        f"method C measures renewable content of 10 percent or more, not "
+        f"{(r * 100).normalize():f} percent",
+        "renewable_fraction_method",
+    )
 
 
 def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
@@ -478,6 +569,8 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
     (f)(3)(vi): Table 4 of §80.1426 is an image in every copy of the regulation, and this
     formula is the reconstruction in reference.md §1, which matches Table 4's variables
     FE_3 … FE_7. Each D code stands for the share FE_Dx / FE_R of the batch's volume.
+
+    Only the renewable portion earns RINs (§80.1426(a)(4)).
     """
     assert inp.feedstocks is not None
     total = Fraction(0)
@@ -488,6 +581,7 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
         if feedstock.renewable:
             d_code = feedstock.d_code if feedstock.d_code is not None else inp.d_code
             assert d_code is not None  # GenerationInput checked it
+            _check_separated(feedstock.type, d_code, f"feedstocks[{i}].d_code")
             renewable[d_code] += energy
     fe_r = sum(renewable.values(), Fraction(0))
     GEN_BATCH_EMPTY.check(
@@ -501,8 +595,24 @@ def _feedstock_formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
     return paragraph, parts
 
 
+def _check_separated(feedstock_type: str, d_code: int, field: str) -> None:
+    """§80.1426(f)(1)(v)(A)-(B): separated oil, sugar or starch earns no D3 or D7 RINs.
+
+    Oil by §80.1426(f)(1)(v)(A), sugar and starch by §80.1426(f)(1)(v)(B).
+    """
+    if d_code not in CELLULOSIC_D_CODES:
+        return
+    message = f"feedstock {feedstock_type} is separated from its biomass: no D{d_code} RINs"
+    GEN_SEPARATED_OIL.check(feedstock_type not in SEPARATED_OILS, message, field)
+    GEN_SEPARATED_SUGAR.check(feedstock_type not in SEPARATED_SUGARS, message, field)
+
+
 def feedstock_energy(feedstock: Feedstock, field: str = "heating_value_btu_per_lb") -> Fraction:
-    """FE = M × (1 − m) × CF × E in Btu (§80.1426(f)(7)); E defaults by type per (f)(7)(vi)."""
+    """FE = M × (1 − m) × CF × E in Btu (§80.1426(f)(7)); E defaults by type per (f)(7)(vi).
+
+    This is the FE of §80.1426(f)(3)(vi)(B); E is the §80.1426(f)(7)(vi) default or the producer's
+    value (§80.1426(f)(7)(iv)).
+    """
     e = feedstock.heating_value_btu_per_lb or DEFAULT_HEATING_VALUE.get(feedstock.type)
     if e is None:
         raise GEN_FEEDSTOCK_E.violation(
@@ -593,11 +703,18 @@ def check_delayed(
     production_start: date | None,
     generated_on: date,
     pathway_effective_date: date | None,
+    production_end: date | None = None,
 ) -> int:
     """The vintage of a batch's RINs, checking delayed-RIN batches against (g)(3) and (g)(4).
 
+    (g)(3) bounds the whole period the batch represents: its first and its last day of
+    production (the start when no end is given) lie in the window.
     A batch is of the year it is generated (§80.1425(b)); delayed RINs are of the year the fuel
     was produced or imported (§80.1426(g)(10)).
+
+    The window is §80.1426(g)(3), which the §80.1426(g)(7) volume lies in, the deadline
+    §80.1426(g)(4); the vintage is the production year (§80.1426(g)(10)(i) for 2010,
+    §80.1426(g)(10)(ii) for 2011).
     """
     if not is_delayed(batch):
         return generated_on.year
@@ -611,13 +728,14 @@ def check_delayed(
             "delayed RINs need the effective date of their new pathway", "pathway_effective_date"
         )
     last_day = min(DELAYED_LAST_DAY, pathway_effective_date - timedelta(days=1))
-    GEN_DELAYED_WINDOW.check(
-        DELAYED_FIRST_DAY <= production_start <= last_day,
-        f"fuel produced on {production_start} is outside {DELAYED_FIRST_DAY} to {last_day}, "
-        f"before the pathway's effective date {pathway_effective_date} and no later than "
-        f"{DELAYED_LAST_DAY}",
-        "production_start",
-    )
+    for name, day in (("production_start", production_start), ("production_end", production_end)):
+        GEN_DELAYED_WINDOW.check(
+            day is None or DELAYED_FIRST_DAY <= day <= last_day,
+            f"fuel produced on {day} is outside {DELAYED_FIRST_DAY} to {last_day}, "
+            f"before the pathway's effective date {pathway_effective_date} and no later than "
+            f"{DELAYED_LAST_DAY}",
+            name,
+        )
     deadline = pathway_effective_date + DELAYED_DEADLINE
     GEN_DELAYED_DEADLINE.check(
         generated_on <= deadline,
@@ -628,6 +746,20 @@ def check_delayed(
     return production_start.year
 
 
+def check_new_facility_year(claimed: int | None, year: int, first_year: int | None) -> None:
+    """§80.1426(c)(3)(i): the facility's calendar year of production is at least the one the
+    ledger's own record of it gives (its first batch at that facility, if any, began year 1)."""
+    if claimed is None or first_year is None:
+        return
+    known = year - first_year + 1
+    GEN_NEW_FACILITY_YEAR.check(
+        claimed >= known,
+        f"the facility produced renewable fuel in {first_year}, so {year} is its calendar year "
+        f"{known}, not {claimed}",
+        "new_facility_year",
+    )
+
+
 def check_small_producer_exemption(
     annual_volume: Decimal, new_facility_years: int | None
 ) -> None:
@@ -635,6 +767,9 @@ def check_small_producer_exemption(
 
     `annual_volume` is gallons of renewable fuel a year; `new_facility_years` is which calendar
     year of production a new facility is in (1 = the year of its first gallon), else None.
+
+    The §80.1426(c)(3) limit holds in a new facility's first three calendar years
+    (§80.1426(c)(3)(i)), as the caller counts them.
     """
     if annual_volume < 0:
         raise ValueError(f"annual_volume must not be negative, got {annual_volume}")

@@ -67,7 +67,10 @@ class Status(StrEnum):
 
 def valid_for(d_code: int, designated: str | None) -> frozenset[Category]:
     """The RVOs a RIN of `d_code` is valid for (§80.1427(a)(2)); a D7 RIN counts toward the one of
-    CB or BBD it is `designated` to, never both (§80.1427(a)(3)(ii))."""
+    CB or BBD it is `designated` to, never both (§80.1427(a)(3)(ii)).
+
+    A RIN counts toward every RVO it is valid for (§80.1427(a)(3)(i)).
+    """
     RIN_D.check(d_code in D_CODES, f"D must be 3-7, got {d_code}", "d_code")
     if d_code == 7:
         CMP_D7_DESIGNATION.check(
@@ -93,7 +96,10 @@ def check_compliance_retirement(
 ) -> None:
     """Refuse a RIN that may not be retired for `compliance_year`: K must be 2 (§80.1427(a)(8)),
     the D7 designation must hold (§80.1427(a)(3)(ii)) and the vintage must be i or i−1
-    (§80.1427(a)(6)(i)), or 2008-2009 for a D4 RIN retired for 2010 (§80.1427(a)(7))."""
+    (§80.1427(a)(6)(i)), or 2008-2009 for a D4 RIN retired for 2010 (§80.1427(a)(7)).
+
+    The 2010 biomass-based diesel equation admits 2008 and 2009 RINs (§80.1427(a)(7)(ii)).
+    """
     CMP_K2.check(k == 2, f"K is {k}; only separated RINs (K=2) are retired for compliance", "k")
     valid_for(d_code, category)
     CMP_VINTAGE.check(
@@ -190,6 +196,9 @@ def compliance_positions(
     `carry` is False for an exporter's ERVOs: (c)(2) does not apply (b), whose
     carryover (b)(1) is an obligated party's, and §80.1430(f) wants each ERVO met within 30 days
     of the export, so an ERVO shortfall is a violation and nothing is carried.
+
+    Exporters: the ERVOs of §80.1427(c)(1), the checks §80.1427(c)(2) applies, the 20 % cap of
+    §80.1427(c)(3).
     """
     changed_approach = (
         approach is not None and previous_approach is not None and approach != previous_approach
@@ -269,7 +278,10 @@ def _position(
     changed_approach: bool,
     bbd_2010_reduction: int,
 ) -> CompliancePosition:
-    """One RVO's position from the retirements valid for it."""
+    """One RVO's position from the retirements valid for it.
+
+    For 2010 BBD, 2008 RINs count up to 8.7 % and 2008 + 2009 RINs up to 20 % (§80.1427(a)(7)(iii)).
+    """
     # §80.1407(a) adds D_i−1 only when the previous year carried it (§80.1427(b)(1)).
     carried_in = (
         previous.deficit
@@ -322,7 +334,12 @@ def _position(
 def _status(
     deficit: int, carried_in: int, changed_approach: bool, bbd_2010: bool, unadjusted_rvo: int
 ) -> Status:
-    """Whether year i complies, carries its deficit under §80.1427(b)(1), or is in violation."""
+    """Whether year i complies, carries its deficit under §80.1427(b)(1), or is in violation.
+
+    A deficit is carried only if none was carried in (§80.1427(b)(1)(i)), year i + 1 then meets its
+    RVO (§80.1427(b)(1)(ii)), the 2010 BBD deficit is at most 57 % (§80.1427(b)(1)(iii)), and the
+    approach stays the same (§80.1427(b)(1)(iv)).
+    """
     if carried_in and changed_approach:
         # (b)(1)(iv) binds the year a deficit is carried into: only then are both approaches
         # known. A deficit carried in under a changed approach was not allowed to be carried, so

@@ -32,6 +32,9 @@ def check_retirement_year(reason: str, compliance_year: int | None, category: st
 
 
 def check_retirer(party: str, roles: list[str]) -> None:
+    """Compliance retirements meet an obligated party's RVOs (§80.1427(a)(1)) or an exporter's ERVOs
+    (§80.1427(c)(1)).
+    """
     RETIRE_OBLIGATED.check(
         bool({"obligated_party", "exporter"} & set(roles)),
         f"party {party} is registered as {', '.join(roles)}, not as an obligated party or exporter",

@@ -37,6 +37,9 @@ SPLIT_SUM = rule(
 
 
 def check_held(wanted: int, held: int, what: str, on: str, field: str = "rins") -> None:
+    """A party moves only gallon-RINs it owns (§80.1428); a retired gallon-RIN is owned by no one,
+    so it never counts for a second year (§80.1427(a)(6)(ii)).
+    """
     RINS_NOT_HELD.check(
         held >= wanted,
         f"{wanted:,} gallon-RINs of {what} asked, {held:,} held and movable on {on}",
@@ -45,11 +48,16 @@ def check_held(wanted: int, held: int, what: str, on: str, field: str = "rins") 
 
 
 def check_not_self(seller: str, buyer: str) -> None:
+    """A transfer goes to another person (§80.1428(a)(3))."""
     TRANSFER_SELF.check(seller != buyer, f"party {seller} cannot transfer to itself", "to")
 
 
 def check_assigned_transfer(gallon_rins: int, volume: Decimal | None) -> None:
-    """§80.1428(a)(3)-(4): K=1 RINs need fuel, at most 2.5 gallon-RINs a gallon."""
+    """§80.1428(a)(3)-(4): K=1 RINs need fuel, at most 2.5 gallon-RINs a gallon.
+
+    An assigned RIN moves with its fuel (§80.1426(e)(2)), at most 2.5 a gallon (§80.1428(a)(4));
+    separated RINs skip this check: they transfer any number of times without fuel (§80.1428(b)(3)).
+    """
     ASSIGNED_WITH_FUEL.check(
         volume is not None and volume > 0,
         f"{gallon_rins:,} assigned gallon-RINs transferred without a volume of renewable fuel",
@@ -64,6 +72,7 @@ def check_assigned_transfer(gallon_rins: int, volume: Decimal | None) -> None:
 
 
 def check_fuel_owned(volume: Decimal, owned: Decimal, party: str, on: str) -> None:
+    """Fuel delivered is fuel owned on that date (§80.1428(a)(3))."""
     FUEL_NOT_OWNED.check(
         volume <= owned,
         f"party {party} delivers {volume:,} gallons but owns {owned:,} movable on {on}",
@@ -72,6 +81,9 @@ def check_fuel_owned(volume: Decimal, owned: Decimal, party: str, on: str) -> No
 
 
 def check_split(parent_count: int, held: int, sizes: list[int], code: str) -> None:
+    """A held batch-RIN divides (§80.1428(d)) into daughters differing only in S and E
+    (§80.1428(d)(1)) whose counts sum to it (§80.1428(d)(2)).
+    """
     SPLIT_HELD.check(
         held == parent_count,
         f"{code} has {parent_count:,} gallon-RINs, {held:,} of them held and movable",

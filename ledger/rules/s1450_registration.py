@@ -33,11 +33,15 @@ def check_new(party: str, exists: bool) -> None:
 
 
 def check_registered(party: str, exists: bool, field: str) -> None:
+    """Only a registered party owns RINs (§80.1428(b)(2))."""
     REG_UNREGISTERED.check(exists, f"party {party} is not registered", field)
 
 
 def check_generator(party: str, roles: list[str], facilities: list[str], facility: str) -> None:
-    """§80.1425(c)-(d): CCCC and FFFFF are the registration numbers of generator and facility."""
+    """§80.1425(c)-(d): CCCC and FFFFF are the registration numbers of generator and facility.
+
+    Generating takes both registrations (§80.1425(d), §80.1426(a)(1)(iii)).
+    """
     REG_GENERATOR.check(
         bool({"producer", "importer"} & set(roles)),
         f"party {party} is registered as {', '.join(roles)}, not as a producer or importer",

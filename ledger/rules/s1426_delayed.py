@@ -1,0 +1,165 @@
+"""Delayed RINs (§80.1426(g)) from the facts of the generator's own history.
+
+A party that generated (f)(6) RINs for fuel of a new pathway and sold them with the fuel retires
+as many (EMTS retirement reason 100) before generating delayed RINs, (g)(5); it then generates
+exactly as many delayed RINs as it retired, (g)(6), all on one date, (g)(9). The window and the
+60-day deadline of a single batch, (g)(3)-(4), are checked in `s1426_generation.check_delayed`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+
+from ledger.ranges import SerialSet
+from ledger.rin import BatchId, RinBlock
+from ledger.rules.catalogue import rule
+
+DELAYED_RETIRE_FIRST = rule(
+    "DELAYED-RETIRE-FIRST", "§80.1426(g)(5)",
+    "RINs are retired under (g)(5) before, not after, the party generates delayed RINs",
+)
+DELAYED_RETIRE_LIMIT = rule(
+    "DELAYED-RETIRE-LIMIT", "§80.1426(g)(5)(i)",
+    "no more gallon-RINs are retired than the party generated under (f)(6) from 1 July 2010 to "
+    "31 December 2011 and transferred to another party",
+)
+DELAYED_RETIRE_D6 = rule(
+    "DELAYED-RETIRE-D6", "§80.1426(g)(5)(ii)", "RINs retired under (g)(5) have D code 6"
+)
+DELAYED_RETIRE_K2 = rule(
+    "DELAYED-RETIRE-K2", "§80.1426(g)(5)(iii)", "RINs retired under (g)(5) have K code 2"
+)
+DELAYED_RETIRE_YEAR = rule(
+    "DELAYED-RETIRE-YEAR", "§80.1426(g)(5)(iv)",
+    "RINs retired under (g)(5) are of the year (2010 or 2011) of the RINs originally generated",
+)
+DELAYED_EQUALS_RETIRED = rule(
+    "DELAYED-EQUALS-RETIRED", "§80.1426(g)(6)",
+    "a party that retired under (g)(5) generates as many delayed gallon-RINs as it retired, "
+    "year by year",
+)
+DELAYED_ONE_DATE = rule(
+    "DELAYED-ONE-DATE", "§80.1426(g)(9)",
+    "all of a producer's or importer's delayed RINs are generated on the same date",
+)
+
+F6_PARAGRAPH = "§80.1426(f)(6)(i)"
+ORIGINAL_FIRST_DAY = date(2010, 7, 1)
+ORIGINAL_LAST_DAY = date(2011, 12, 31)  # (g)(5)(i)(B): the latest the window can end
+ORIGINAL_YEARS = (2010, 2011)  # (g)(5)(iv)(A)-(B)
+
+
+@dataclass
+class DelayedHistory:
+    """What a party's history says about delayed RINs, by vintage (gallon-RINs)."""
+
+    original: dict[int, int] = field(default_factory=dict)  # (f)(6) RINs transferred away
+    retired: dict[int, int] = field(default_factory=dict)  # retired under (g)(5)
+    generated: dict[int, int] = field(default_factory=dict)  # delayed RINs generated
+    generated_on: set[date] = field(default_factory=set)
+
+
+def read_history(
+    f6_batches: Iterable[RinBlock],
+    transferred_out: Iterable[RinBlock],
+    retired: Iterable[tuple[date, RinBlock]],
+    delayed: Iterable[tuple[date, RinBlock]],
+    by: date | None = None,
+) -> DelayedHistory:
+    """Count, by vintage: the party's own (f)(6) gallon-RINs generated in the window that it
+    transferred to another party (each serial once), its (g)(5) retirements (those dated on or
+    before `by`, when given: (g)(5) retires "prior to generating"), and its delayed RINs with
+    their generation dates."""
+    window = {b.key.batch_id for b in f6_batches}
+    sent: dict[BatchId, SerialSet] = defaultdict(SerialSet)
+    for block in transferred_out:
+        if block.key.batch_id in window:
+            batch_id = block.key.batch_id
+            sent[batch_id] = sent[batch_id].union(SerialSet(((block.start, block.end),)))
+    out = DelayedHistory()
+    for batch_id, serials in sent.items():
+        out.original[batch_id.vintage] = out.original.get(batch_id.vintage, 0) + len(serials)
+    for on, block in retired:
+        if by is not None and on > by:
+            continue
+        out.retired[block.key.vintage] = out.retired.get(block.key.vintage, 0) + block.gallon_rins
+    for on, block in delayed:
+        vintage = block.key.vintage
+        out.generated[vintage] = out.generated.get(vintage, 0) + block.gallon_rins
+        out.generated_on.add(on)
+    return out
+
+
+def is_original(paragraph: str, generated_on: date) -> bool:
+    """Whether a batch is one (g)(5)(i) counts: (f)(6) RINs generated in the delayed window."""
+    return paragraph == F6_PARAGRAPH and ORIGINAL_FIRST_DAY <= generated_on <= ORIGINAL_LAST_DAY
+
+
+def check_retirement(history: DelayedHistory, blocks: list[RinBlock]) -> None:
+    """§80.1426(g)(5): what a delayed-RIN retirement (EMTS 100) may retire.
+
+    No more than the original (f)(6) gallon-RINs (§80.1426(g)(5)(i)), D6 (§80.1426(g)(5)(ii)), K=2
+    (§80.1426(g)(5)(iii)), of the original year (§80.1426(g)(5)(iv)).
+    """
+    asked: dict[int, int] = defaultdict(int)
+    for b in blocks:
+        DELAYED_RETIRE_D6.check(
+            b.key.d_code == 6, f"{b.code} has D code {b.key.d_code}, not 6", "rins"
+        )
+        DELAYED_RETIRE_K2.check(b.key.k == 2, f"{b.code} has K code {b.key.k}, not 2", "rins")
+        asked[b.key.vintage] += b.gallon_rins
+    DELAYED_RETIRE_FIRST.check(
+        not history.generated,
+        "delayed RINs were already generated; RINs are retired under (g)(5) before that",
+        "reason",
+    )
+    original_years = {year for year, n in history.original.items() if n}
+    for vintage, count in sorted(asked.items()):
+        original = history.original.get(vintage, 0)
+        # (iv): of 2010 or 2011, and of a year the party's originals have (with none, (i) says 0)
+        DELAYED_RETIRE_YEAR.check(
+            vintage in ORIGINAL_YEARS and (vintage in original_years or not original_years),
+            f"RINs of {vintage} retired, but the party's (f)(6) RINs generated from "
+            f"{ORIGINAL_FIRST_DAY} to {ORIGINAL_LAST_DAY} and transferred are of "
+            f"{_years(history.original)}",
+            "rins",
+        )
+        already = history.retired.get(vintage, 0)
+        DELAYED_RETIRE_LIMIT.check(
+            already + count <= original,
+            f"{already:,} + {count:,} = {already + count:,} gallon-RINs of {vintage} retired, "
+            f"more than the {original:,} the party generated under (f)(6) and transferred",
+            "rins",
+        )
+
+
+def check_generation(history: DelayedHistory, vintage: int, gallon_rins: int, on: date) -> None:
+    """§80.1426(g)(9) one date; (g)(6) as many delayed gallon-RINs as were retired.
+
+    As many delayed gallon-RINs as were retired (§80.1426(g)(6)).
+    """
+    earlier = sorted(history.generated_on - {on})
+    DELAYED_ONE_DATE.check(
+        not earlier,
+        f"delayed RINs generated on {on}, but the party generated delayed RINs on "
+        f"{', '.join(map(str, earlier))}",
+        "date",
+    )
+    if not history.retired:
+        return  # (g)(7): a party that retired nothing generates by the fuel's volume
+    retired = history.retired.get(vintage, 0)
+    already = history.generated.get(vintage, 0)
+    DELAYED_EQUALS_RETIRED.check(
+        already + gallon_rins == retired,
+        f"{already:,} + {gallon_rins:,} = {already + gallon_rins:,} delayed gallon-RINs of "
+        f"{vintage}, but {retired:,} of {vintage} were retired under (g)(5)",
+        "volume",
+    )
+
+
+def _years(counts: dict[int, int]) -> str:
+    years = [str(y) for y, n in sorted(counts.items()) if n]
+    return " and ".join(years) or "none"
