@@ -334,6 +334,7 @@ def produce_without_rins(uow: UnitOfWork, party: Party, cmd: c.Generate) -> list
     """§80.1426(c)(2)-(3): a small or new producer records its fuel without generating RINs."""
     if cmd.volume is None:
         raise InputError("production without RINs is recorded in standardized gallons", "volume")
+    gen.check_new_producer(cmd.new_facility_year, elig.is_import(cmd, party.roles))
     if cmd.new_facility_year is not None:
         years = [
             event.effective_date.year for event in uow.history(party)

@@ -712,6 +712,18 @@ def check_new_facility_year(claimed: int | None, year: int, first_year: int | No
     )
 
 
+def check_new_producer(new_facility_year: int | None, imported: bool) -> None:
+    """§80.1426(c)(3): the 125,000-gallon allowance is for new renewable fuel producers, counted
+    from the year their production facility made its first gallon; an importer's batch is
+    exempt only under (c)(2), below 10,000 gallons a year."""
+    GEN_NEW_PRODUCER.check(
+        new_facility_year is None or not imported,
+        "the new-facility allowance of (c)(3) is for new renewable fuel producers, not for "
+        "imported fuel: an importer is exempt only below 10,000 gallons a year, (c)(2)",
+        "new_facility_year",
+    )
+
+
 def check_small_producer_exemption(
     annual_volume: Decimal, new_facility_years: int | None
 ) -> None:

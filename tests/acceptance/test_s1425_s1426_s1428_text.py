@@ -575,3 +575,79 @@ def test_1428_a6_transfers_without_a_ptd_are_reported(market: Ledger) -> None:
     missing = Views(market).ptd(missing=True)
     assert [(r["party"], r["gallon_rins"], r["required_by"]) for r in missing] == [
         ("1001", 1_000, "§80.1428(a)(6)")]
+
+
+# --- further cases from the text ---------------------------------------------------------
+
+
+def test_1426_f8_at_60_f_the_correlations_are_not_special_cased(book: Ledger) -> None:
+    # ethanol at 60 °F: 1.0378 − 0.0006301 × 60 = 1.0378 − 0.037806 = 0.999994
+    # Vs = 100,000 × 0.999994 = 99,999.4 → 99,999
+    code = ok(book, gen("T0005", fuel="ethanol", d_code=6, measured_volume=100_000,
+                        temperature_f=60)).rin
+    assert code is not None and int(code[30:]) == 99_999
+    # biodiesel at 60 °F: 1.02746025 − 0.00045767 × 60 = 1.02746025 − 0.0274602 = 1.00000005
+    # V_RIN = 1.5 × 10,000 × 1.00000005 = 15,000.00075 → 15,000
+    code = ok(book, gen("T0006", fuel="biodiesel", d_code=4, measured_volume=10_000,
+                        temperature_f=60)).rin
+    assert code is not None and int(code[30:]) == 15_000
+
+
+def test_1426_c2_importer_below_10000_gallons_need_not_generate(book: Ledger) -> None:
+    ok(book, gen("I0003", party="5001", facility="50001", fuel="ethanol", d_code=6,
+                 volume=9_999, generate_rins=False))
+    refused(book, gen("I0004", party="5001", facility="50001", fuel="ethanol", d_code=6,
+                      volume=1, generate_rins=False), "§80.1426(c)(2)", "annual_volume")
+
+
+def test_1426_c3_the_new_producer_allowance_is_not_for_importers(book: Ledger) -> None:
+    # (c)(3) is for "new renewable fuel producers" and their "production facility"; an
+    # importer of 50,000 gal a year falls under (c)(2) alone: 50,000 is not < 10,000
+    refused(book, gen("I0005", party="5001", facility="50001", fuel="ethanol", d_code=6,
+                      volume=50_000, generate_rins=False, new_facility_year=1),
+            "§80.1426(c)(3)", "new_facility_year")
+
+
+def test_1426_c3i_at_most_three_years(book: Ledger) -> None:
+    # calendar year 4 of a new facility: (c)(3) no longer applies, and 50,000 ≥ 10,000
+    result = book.apply(gen("E0009", facility="20002", fuel="ethanol", d_code=6, volume=50_000,
+                            generate_rins=False, new_facility_year=4))
+    assert result.status == "rejected" and result.citation in (
+        "§80.1426(c)(2)", "§80.1426(c)(3)(i)"), result.error
+    ok(book, gen("E0010", facility="20002", fuel="ethanol", d_code=6, volume=50_000,
+                 generate_rins=False, new_facility_year=3))
+
+
+def test_1428_a4_the_fuel_sent_with_assigned_rins_is_fuel_owned(market: Ledger) -> None:
+    # 1001 sells its 10,000 gal without RINs, then tries 1,000 RINs "with" 400 gal it lacks
+    ok(market, {"type": "transfer_fuel", "date": "2024-03-05", "from": "1001", "to": "3001",
+                "volume": 10_000})
+    refused(market, transfer("1001", "2001", rins(6, 1, 1_000), volume=400), "§80.1428(a)(3)",
+            "volume")
+
+
+def test_1428_a5_generator_owns_its_batch_and_fuel(market: Ledger) -> None:
+    # 10,000 assigned gallon-RINs with 10,000 gal: limit 2.5 × 10,000 = 25,000, no excess
+    row = next(r for r in Views(market).quarterly(2024, party="1001") if r["date"] == "2024-03-31")
+    assert (row["assigned_rins"], int(float(row["limit"])), int(float(row["excess"]))) == (
+        10_000, 25_000, 0)
+
+
+def test_1428_d_a_partial_block_can_be_divided_and_a_k2_split_keeps_k2(market: Ledger) -> None:
+    # FIFO 6,000 of 10,000 to 2001 (2,400 gal: 6,000 ≤ 6,000): serials 1-6,000; 1001 keeps the rest
+    ok(market, transfer("1001", "2001", rins(6, 1, 6_000), volume=2_400))
+    prefix = "1" "2024" "1001" "20001" "E0001" "10" "6"
+    assert codes(market, "1001") == [prefix + "00006001" "00010000"]
+    assert codes(market, "2001") == [prefix + "00000001" "00006000"]
+    ok(market, {"type": "separate", "date": "2024-03-21", "party": "2001", "reason": "blending",
+                "rins": rins(6, 1, 6_000), "volume": 2_400})
+    separated = "2" + prefix[1:] + "00000001" "00006000"
+    # (d)(2) 2,000 + 4,000 = 6,000; (d)(1) K stays 2 and every field but S/E is kept
+    daughters = ok(market, {"type": "split", "date": "2024-03-22", "party": "2001",
+                            "rin": separated, "sizes": [2_000, 4_000]}).rins
+    assert daughters == ["2" + prefix[1:] + "00000001" "00002000",
+                         "2" + prefix[1:] + "00002001" "00006000"]
+    # a block held only in part is not divided: 1001 holds 6,001-10,000, not 1-10,000
+    result = market.apply({"type": "split", "date": "2024-03-22", "party": "1001",
+                           "rin": prefix + "00000001" "00010000", "sizes": [5_000, 5_000]})
+    assert result.status == "rejected" and (result.citation or "").startswith("§80.1428")
