@@ -700,7 +700,8 @@ def check_delayed(
 
 def check_new_facility_year(claimed: int | None, year: int, first_year: int | None) -> None:
     """§80.1426(c)(3)(i): the facility's calendar year of production is at least the one the
-    ledger's own record of it gives (its first batch at that facility, if any, began year 1)."""
+    ledger's own record of it gives (its first gallon there, with RINs or without, if any,
+    began year 1)."""
     if claimed is None or first_year is None:
         return
     known = year - first_year + 1

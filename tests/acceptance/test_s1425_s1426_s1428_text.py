@@ -651,3 +651,32 @@ def test_1428_d_a_partial_block_can_be_divided_and_a_k2_split_keeps_k2(market: L
     result = market.apply({"type": "split", "date": "2024-03-22", "party": "1001",
                            "rin": prefix + "00000001" "00010000", "sizes": [5_000, 5_000]})
     assert result.status == "rejected" and (result.citation or "").startswith("§80.1428")
+
+
+def test_1426_c3i_years_count_from_the_first_gallon_even_without_rins(book: Ledger) -> None:
+    # facility 20002 made its first gallon in 2020 (recorded without RINs, year 1 of (c)(3)),
+    # so 2024 is its calendar year 2024 − 2020 + 1 = 5: no longer "new"
+    ok(book, gen("E0001", on="2020-06-30", facility="20002", fuel="ethanol", d_code=6,
+                 volume=50_000, generate_rins=False, new_facility_year=1))
+    result = book.apply(gen("E0002", facility="20002", fuel="ethanol", d_code=6, volume=50_000,
+                            generate_rins=False, new_facility_year=1))
+    assert (result.status, result.citation, result.field) == (
+        "rejected", "§80.1426(c)(3)(i)", "new_facility_year"), result.error
+
+
+def test_1428_d_separated_daughters_stay_apart(market: Ledger) -> None:
+    parent = "1" "2024" "1001" "20001" "E0001" "10" "6" "00000001" "00010000"
+    ok(market, {"type": "split", "date": "2024-03-02", "party": "1001", "rin": parent,
+                "sizes": [3_000, 7_000]})
+    # both daughters FIFO to 2001 with 4,000 gal (10,000 ≤ 10,000), separated together
+    ok(market, transfer("1001", "2001", rins(6, 1, 10_000), volume=4_000))
+    ok(market, {"type": "separate", "date": "2024-03-21", "party": "2001", "reason": "blending",
+                "rins": rins(6, 1, 10_000), "volume": 4_000})
+    k2 = "2" + parent[1:22]
+    expected = [k2 + "00000001" "00003000", k2 + "00003001" "00010000"]
+    assert codes(market, "2001") == expected
+    ok(market, transfer("2001", "3001", rins(6, 2, 10_000), on="2024-03-22"))
+    assert codes(market, "3001") == expected
+    assert [r["rin"] for r in Views(market).holdings("3001", blocks=True)] == expected
+    refused(market, transfer("3001", "2001", {"code": k2 + "00000001" "00010000"},
+                             on="2024-03-23"), "§80.1428(d)", "rins.code")
