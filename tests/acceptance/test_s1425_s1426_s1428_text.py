@@ -680,3 +680,27 @@ def test_1428_d_separated_daughters_stay_apart(market: Ledger) -> None:
     assert [r["rin"] for r in Views(market).holdings("3001", blocks=True)] == expected
     refused(market, transfer("3001", "2001", {"code": k2 + "00000001" "00010000"},
                              on="2024-03-23"), "§80.1428(d)", "rins.code")
+
+
+def test_1426_g9_g10_one_date_vintages_of_production_years(book: Ledger) -> None:
+    # all on 2011-04-15 ((g)(9)); 2010 fuel → vintage 2010, 2011 fuel → vintage 2011 ((g)(10))
+    first = ok(book, drn("DRN01", "2011-04-15", "2010-08-01", "2010-08-31")).rin
+    second = ok(book, drn("DRN02", "2011-04-15", "2011-01-01", "2011-01-31")).rin
+    assert first is not None and second is not None
+    assert (first[1:5], second[1:5]) == ("2010", "2011")
+    assert held(book, "1002") == [(4, 2010, 2, 15_000), (4, 2011, 2, 15_000)]
+
+
+@pytest.mark.parametrize("wrong", [
+    "1" "2024" "1001" "20001" "E0001" "15" "6" "00000001" "00010000",  # RR of biodiesel
+    "1" "2024" "1001" "20001" "E0001" "10" "4" "00000001" "00010000",  # another D code
+    "1" "2023" "1001" "20001" "E0001" "10" "6" "00000001" "00010000",  # another year
+    "1" "2024" "1001" "20002" "E0001" "10" "6" "00000001" "00010000",  # another facility
+])
+def test_1425_a_code_differing_in_any_field_names_no_held_block(market: Ledger,
+                                                                wrong: str) -> None:
+    refused(market, transfer("1001", "2001", {"code": wrong}, volume=4_000), "§80.1428",
+            "rins.code")
+    # the right code moves the block: 10,000 ≤ 2.5 × 4,000
+    right = "1" "2024" "1001" "20001" "E0001" "10" "6" "00000001" "00010000"
+    ok(market, transfer("1001", "2001", {"code": right}, volume=4_000))
