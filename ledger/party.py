@@ -158,15 +158,26 @@ class Party(Aggregate):
                 party.fuel.receive(self.volume, self.effective_date)
 
     class FuelMoved(Event):
-        """Renewable fuel received, delivered or produced without RINs."""
+        """Renewable fuel received, delivered or produced without RINs.
+
+        Version 2 added `facility`, where fuel produced without RINs was made: a new facility's
+        calendar years count from its first gallon (§80.1426(c)(3)(i)); v1 events and moves
+        between parties have none.
+        """
 
         TOPIC = "rin_ledger:Party.FuelMoved"
+        class_version = 2
         effective_date: date
         client_id: str | None
         direction: str
         volume: Decimal
         counterparty: str | None
         ptd: str | None
+        facility: str | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["facility"] = None
 
         def apply(self, party: Party) -> None:
             if self.direction == "delivered":

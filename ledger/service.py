@@ -361,21 +361,31 @@ def produce_without_rins(uow: UnitOfWork, party: Party, cmd: c.Generate) -> list
     """§80.1426(c)(2)-(3): a small or new producer records its fuel without generating RINs."""
     if cmd.volume is None:
         raise InputError("production without RINs is recorded in standardized gallons", "volume")
+    gen.check_new_producer(cmd.new_facility_year, elig.is_import(cmd, party.roles))
     if cmd.new_facility_year is not None:
-        years = [
-            event.effective_date.year for event in uow.history(party)
-            if isinstance(event, Party.Generated) and event.rin.key.facility == cmd.facility
-        ]
-        gen.check_new_facility_year(cmd.new_facility_year, cmd.date.year, min(years, default=None))
+        gen.check_new_facility_year(
+            cmd.new_facility_year, cmd.date.year, first_year(uow, party, cmd.facility)
+        )
     year = str(cmd.date.year)
     gen.check_small_producer_exemption(
         party.produced.get(year, Decimal(0)) + cmd.volume, cmd.new_facility_year
     )
     party.record(
         Party.FuelMoved, effective_date=cmd.date, client_id=cmd.id, direction="produced",
-        volume=cmd.volume, counterparty=None, ptd=None,
+        volume=cmd.volume, counterparty=None, ptd=None, facility=cmd.facility,
     )
     return []
+
+
+def first_year(uow: UnitOfWork, party: Party, facility: str) -> int | None:
+    """The year the facility produced its first gallon the ledger knows of, with RINs or
+    without (§80.1426(c)(3)(i)); None if it has produced none."""
+    years = [
+        event.effective_date.year for event in uow.history(party)
+        if (isinstance(event, Party.Generated) and event.rin.key.facility == facility)
+        or (isinstance(event, Party.FuelMoved) and event.facility == facility)
+    ]
+    return min(years, default=None)
 
 
 def resolve(party: Party, selector: c.RinSelector, on: date) -> list[RinBlock]:
@@ -426,7 +436,8 @@ def transfer_fuel(uow: UnitOfWork, cmd: c.TransferFuel) -> list[str]:
     r1428.check_fuel_owned(
         cmd.volume, seller.fuel.available(cmd.date), cmd.from_, cmd.date.isoformat()
     )
-    common = dict(effective_date=cmd.date, client_id=cmd.id, volume=cmd.volume, ptd=cmd.ptd)
+    common = dict(effective_date=cmd.date, client_id=cmd.id, volume=cmd.volume, ptd=cmd.ptd,
+                  facility=None)
     seller.record(Party.FuelMoved, direction="delivered", counterparty=cmd.to, **common)
     buyer.record(Party.FuelMoved, direction="received", counterparty=cmd.from_, **common)
     return []

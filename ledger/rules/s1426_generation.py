@@ -748,7 +748,8 @@ def check_delayed(
 
 def check_new_facility_year(claimed: int | None, year: int, first_year: int | None) -> None:
     """§80.1426(c)(3)(i): the facility's calendar year of production is at least the one the
-    ledger's own record of it gives (its first batch at that facility, if any, began year 1)."""
+    ledger's own record of it gives (its first gallon there, with RINs or without, if any,
+    began year 1)."""
     if claimed is None or first_year is None:
         return
     known = year - first_year + 1
@@ -756,6 +757,18 @@ def check_new_facility_year(claimed: int | None, year: int, first_year: int | No
         claimed >= known,
         f"the facility produced renewable fuel in {first_year}, so {year} is its calendar year "
         f"{known}, not {claimed}",
+        "new_facility_year",
+    )
+
+
+def check_new_producer(new_facility_year: int | None, imported: bool) -> None:
+    """§80.1426(c)(3): the 125,000-gallon allowance is for new renewable fuel producers, counted
+    from the year their production facility made its first gallon; an importer's batch is
+    exempt only under (c)(2), below 10,000 gallons a year."""
+    GEN_NEW_PRODUCER.check(
+        new_facility_year is None or not imported,
+        "the new-facility allowance of (c)(3) is for new renewable fuel producers, not for "
+        "imported fuel: an importer is exempt only below 10,000 gallons a year, (c)(2)",
         "new_facility_year",
     )
 
