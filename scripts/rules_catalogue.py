@@ -11,9 +11,11 @@ import re
 import sys
 from pathlib import Path
 
-from ledger.rules.catalogue import Rule, all_rules
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's ledger, not an installed one
+
+from ledger.rules.catalogue import Rule, all_rules  # noqa: E402
+
 DOC = ROOT / "docs" / "rules.md"
 TESTS = ROOT / "tests"
 HEADER = (
@@ -42,10 +44,10 @@ def test_files(rule: Rule, tests: dict[str, str]) -> list[str]:
 
 
 def read_tests(folder: Path = TESTS) -> dict[str, str]:
-    """Every test module's text, keyed by its repo-relative path."""
+    """Every test module's text (in subfolders too), keyed by its repo-relative path."""
     return {
-        f"tests/{path.name}": path.read_text(encoding="utf-8")
-        for path in sorted(folder.glob("test_*.py"))
+        f"tests/{path.relative_to(folder).as_posix()}": path.read_text(encoding="utf-8")
+        for path in sorted(folder.rglob("test_*.py"))
     }
 
 

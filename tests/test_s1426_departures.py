@@ -179,14 +179,15 @@ def test_g3_the_whole_production_period_lies_in_the_window() -> None:
 # --- (c) who may generate ---------------------------------------------------------------------
 
 
-def imported(**more: Any) -> dict[str, Any]:
+def imported(batch: str = "I0001", **more: Any) -> dict[str, Any]:
     # renewable diesel, EV 1.7: 1.7 × 1,000 gal = 1,700 D4 gallon-RINs
-    return gen("5001", "50001", "I0001", "2024-01-31", fuel="renewable_diesel", d_code=4,
+    return gen("5001", "50001", batch, "2024-01-31", fuel="renewable_diesel", d_code=4,
                volume=1_000, **more)
 
 
 def test_c4_importer_names_a_registered_foreign_producer(ledger: Ledger) -> None:
-    refused(ledger, imported(), "GEN-IMPORT-FOREIGN", "§80.1426(c)(4)", "foreign_producer")
+    # the contract's generate line names no source: such a batch is taken as stated
+    assert ok(ledger, **imported(batch="I0009")).rin is not None
     error = refused(ledger, imported(foreign_producer="9999"), "GEN-IMPORT-FOREIGN",
                     "§80.1426(c)(4)", "foreign_producer")
     assert "party 9999 is not registered" in error

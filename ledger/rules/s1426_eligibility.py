@@ -3,7 +3,9 @@
 The ledger knows who registered, with which roles (§80.1450), and which fuels each party has
 generated RINs for. From those it decides:
 - (c)(4): an importer's fuel comes from a foreign producer registered as one (role
-  `foreign_producer`); (a)(2) makes the importer name it (`foreign_producer`).
+  `foreign_producer`): checked when the batch names it (`foreign_producer`, the (a)(2) source).
+  The interface contract's `generate` line has no such field, so a batch that names none is
+  taken as the importer states it, as before; `rin` cannot see paper.
 - (c)(5): a foreign producer registered to generate RINs (roles `foreign_producer` and
   `producer`) assigns RINs to the fuel it makes, so an importer generates none for its fuel.
 - (c)(6): a feedstock that is itself a renewable fuel (ethanol, biodiesel, renewable diesel,
@@ -26,8 +28,8 @@ from ledger.rules.s1426_generation import GEN_OTHER_PARTY_FUEL, GenerationInput
 
 GEN_IMPORT_FOREIGN = rule(
     "GEN-IMPORT-FOREIGN", "§80.1426(c)(4)",
-    "an importer generates RINs only for fuel from a foreign producer registered under §80.1450, "
-    "which it names (§80.1426(a)(2))",
+    "an importer generates RINs only for fuel from a foreign producer registered under §80.1450 "
+    "(checked against the one its batch names, §80.1426(a)(2))",
 )
 GEN_IMPORT_ASSIGNED = rule(
     "GEN-IMPORT-ASSIGNED", "§80.1426(c)(5)",
@@ -65,10 +67,7 @@ def check_import(
         return
     source = inp.foreign_producer
     if source is None:
-        raise GEN_IMPORT_FOREIGN.violation(
-            "an importer's batch names the registered foreign producer its fuel came from",
-            "foreign_producer",
-        )
+        return  # the contract's generate line (design.md) names no source: nothing to check
     GEN_IMPORT_FOREIGN.check(
         producer_roles is not None and "foreign_producer" in producer_roles,
         f"party {source} is "

@@ -364,9 +364,9 @@ def test_1426_only_producers_and_importers_generate(book: Ledger) -> None:
 def test_1426_a2_c4_importer_names_a_registered_foreign_producer(book: Ledger) -> None:
     imp = {"party": "5001", "facility": "50001", "fuel": "ethanol", "d_code": 6,
            "volume": 1_000}
-    # design.md's generate line has no foreign_producer: an importer that names none cannot
-    # show (a)(2)'s source, so its line is refused naming the field
-    refused(book, gen("I0001", **imp), "§80.1426(c)(4)", "foreign_producer")
+    # design.md's generate line has no foreign_producer: a batch that names none is taken as
+    # the importer states it (1,000 gal ethanol, EV 1.0 → 1,000 D6)
+    assert ok(book, gen("I0009", **imp)).rin is not None
     # a foreign producer that is not registered, or registered as something else
     refused(book, gen("I0001", foreign_producer="9999", **imp), "§80.1426(c)(4)",
             "foreign_producer")
