@@ -7,6 +7,8 @@ neither is ever stored after the finding."""
 from __future__ import annotations
 
 import multiprocessing
+import random
+import time
 from typing import Any
 
 import pytest
@@ -52,11 +54,14 @@ def use(batch: int) -> dict[str, Any]:
 
 
 def racer(store: Store, lines: list[dict[str, Any]], barrier: Any, out: Any) -> None:
-    """One process: each round, wait for the other, then send that round's line."""
+    """One process: each round, wait for the other, then send that round's line after a random
+    pause of up to 5 ms (so that either may go first, however loaded the machine is)."""
+    jitter = random.Random(lines[0]["id"])
     with Ledger(store.data, store=store.url, env=store.env) as ledger:
         statuses = []
         for line in lines:
             barrier.wait(timeout=120)
+            time.sleep(jitter.uniform(0, 0.005))
             statuses.append((line["id"], ledger.apply(line).status))
     out.put(statuses)
 
