@@ -34,8 +34,10 @@ class Party(Aggregate):
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
         """A release-1 snapshot's state: it still counted obligated-party separations, which
-        the §80.1429(b)(7) limit now reads from the party's history instead."""
+        the §80.1429(b)(7) limit now reads from the party's history instead, and kept no
+        daughters' first serials (§80.1428(d)), which release 1 never recorded."""
         state.pop("separated_as_obligated", None)
+        state.setdefault("split_cuts", {})
 
     @staticmethod
     @lru_cache(maxsize=16_384)
@@ -282,6 +284,8 @@ class Party(Aggregate):
         self.batches_used: dict[str, list[str]] = {}
         self.produced: dict[str, Decimal] = {}
         self.obligations: dict[str, dict[str, int]] = {}
+        #: batch identity → first serials of the daughters this party knows (§80.1428(d))
+        self.split_cuts: dict[str, list[int]] = {}
 
     @classmethod
     def register(
@@ -292,13 +296,6 @@ class Party(Aggregate):
             cls.Registered, id=cls.create_id(party_id), party_id=party_id, name=name,
             roles=list(roles), facilities=list(facilities), client_id=client_id,
         )
-
-    @property
-    def split_cuts(self) -> dict[str, list[int]]:
-        """Batch identity → first serials of the daughters this party knows (§80.1428(d));
-        a party restored from a snapshot taken before these were kept starts with none."""
-        cuts: dict[str, list[int]] = self.__dict__.setdefault("_split_cuts", {})
-        return cuts
 
     def has_role(self, *roles: str) -> bool:
         return any(role in self.roles for role in roles)
