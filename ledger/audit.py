@@ -31,6 +31,7 @@ from ledger.command_log import CommandRecord, event_name
 from ledger.head_file import read_head_file
 from ledger.heads import TABLE as HEADS_TABLE
 from ledger.heads import Head
+from ledger.row_types import malformed_rows
 from ledger.signing import fingerprint, signature_holds
 from ledger.snapshot_seal import seal_problem
 
@@ -259,7 +260,7 @@ class Audit:
 def audit(app: Application[UUID], public_key: Ed25519PublicKey | None = None,
           exported: dict[str, Any] | None = None) -> list[str]:
     """Every stored fact that does not hold, each located; an empty list means all hold."""
-    return Audit(app, public_key, exported).run()
+    return malformed_rows(app, heads_table(app), query) or Audit(app, public_key, exported).run()
 
 
 def check_snapshots(app: Application[UUID]) -> list[str]:
