@@ -6,8 +6,10 @@ exit code) and asserts it is now detected or refused, naming the issue item it b
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
+import orjson
 import pytest
 
 from red_team.attacker import build, files, rin, verify
@@ -71,3 +73,42 @@ def test_a_value_of_the_wrong_sql_type_is_named_not_a_crash(store: Path, table: 
     assert result.exit_code == 1, result.output
     assert f"{table} rows at" in result.output and where in result.output, result.output
     assert "type the ledger never writes" in result.output
+
+
+# ---- issue 9 attack 5 / item 1: the read side's tracking holding a value of another type ---
+
+def views(data: Path, sql: str) -> None:
+    db = sqlite3.connect(data / "views.sqlite")
+    db.execute(sql)
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize(("sql", "named"), [
+    ("UPDATE tracking SET notification_id = 'abc' WHERE application_name = 'RinLedger'",
+     "tracking says 'abc'"),
+    ("UPDATE tracking SET notification_id = 1.5 WHERE application_name = 'RinLedger'",
+     "tracking says 1.5"),
+    ("UPDATE holdings_history SET notification_id = 'abc' WHERE rowid = 5",
+     "holdings_history holds notification id 'abc'"),
+])
+def test_a_notification_id_that_is_no_number_in_the_views_is_named(store: Path, sql: str,
+                                                                   named: str) -> None:
+    assert rin(store, "project", "-q").exit_code == 0
+    views(store, sql)
+    result = verify(store)
+    assert result.exit_code == 1, result.output
+    assert named in result.output and "edited" in result.output, result.output
+
+
+def test_a_report_meeting_a_tracking_row_that_is_no_number_rebuilds(store: Path) -> None:
+    """The market's holdings, counted by hand: 1001 keeps 60,000 of its 100,000 (K=1); 2001
+    separated 40,000 and sold 10,000 + 210 × 10; 3001 holds those 12,100."""
+    assert rin(store, "project", "-q").exit_code == 0
+    views(store, "UPDATE tracking SET notification_id = 'abc' WHERE application_name = "
+                 "'RinLedger'")
+    result = rin(store, "holdings", "--json")
+    assert result.exit_code == 0, result.output
+    held = {(row["party"], row["k"]): row["gallon_rins"] for row in orjson.loads(result.stdout)}
+    assert held == {("1001", 1): 60_000, ("2001", 2): 27_900, ("3001", 2): 12_100}
+    assert verify(store).exit_code == 0
