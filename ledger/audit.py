@@ -118,6 +118,10 @@ class Audit:
         #: heads kept elsewhere: notification id → (label, head)
         self.kept: dict[int, list[tuple[str, dict[str, Any]]]] = {}
         self.sqlite = "SQLITE_DBNAME" in app.env
+        #: what only this release writes, so its store must have head rows: head.json, and
+        #: the first command record naming its events
+        self.head_file = kept is not None
+        self.naming_record: int | None = None
         if exported is not None:
             self.keep("the exported head", exported)
         if isinstance(kept, str):
@@ -164,6 +168,8 @@ class Audit:
                 self.problems.append(f"{label}: names no events, yet was stored after this "
                                      "store began keeping heads: forged")
             return
+        if self.naming_record is None:
+            self.naming_record = note.id
         if not (isinstance(named, list) and named and all(isinstance(n, str) for n in named)):
             self.problems.append(f"{label}: its list of events is malformed: forged or edited")
             return
@@ -241,6 +247,11 @@ class Audit:
                 self.problems.append(
                     f"{label} is at notification {kept_id:,}, past the last stored "
                     f"notification ({self.last_id:,}): the store was truncated")
+        if self.first_head is None and self.last_id and (self.head_file or self.naming_record):
+            why = ("head.json is kept" if self.head_file else
+                   f"the command record at notification {self.naming_record:,} names its events")
+            self.problems.append(f"{HEADS_TABLE} has no rows, yet {why}, as only a writer that "
+                                 "stores head rows does: every head row was deleted")
         covered = self.last_head.notification_id if self.last_head else 0
         if self.first_head is not None and self.last_id > covered:
             self.problems.append(

@@ -112,3 +112,27 @@ def test_a_report_meeting_a_tracking_row_that_is_no_number_rebuilds(store: Path)
     held = {(row["party"], row["k"]): row["gallon_rins"] for row in orjson.loads(result.stdout)}
     assert held == {("1001", 1): 60_000, ("2001", 2): 27_900, ("3001", 2): 12_100}
     assert verify(store).exit_code == 0
+
+
+# ---- issue 9 attack 4 / item 1: every head row deleted (a release-1 store has none) --------
+
+def test_deleting_every_head_row_is_named_by_head_json(store: Path) -> None:
+    with files(store) as db:
+        db.execute("DELETE FROM rin_heads")
+    result = verify(store)
+    assert result.exit_code == 1, result.output
+    assert "rin_heads has no rows, yet head.json is kept" in result.output
+
+
+def test_a_tail_deleted_with_every_head_row_and_head_json_is_named_by_the_records(
+        store: Path) -> None:
+    """With views.sqlite, head.json and every head row gone, the command records that name
+    their events (only this release writes them) still say the store kept heads."""
+    with files(store) as db:
+        db.execute("DELETE FROM stored_events WHERE rowid > 600")
+        db.execute("DROP TABLE rin_heads")
+    (store / "head.json").unlink()
+    result = verify(store)
+    assert result.exit_code == 1, result.output
+    assert "rin_heads has no rows, yet the command record at notification 13 names its events" \
+        in result.output
