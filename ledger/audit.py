@@ -161,12 +161,20 @@ class Audit:
 
     def check_record(self, note: Notification, state: dict[str, Any]) -> None:
         """A command record directly follows the events it names, and names some."""
-        label = f"command record {state.get('client_id')!r} (notification {note.id:,})"
+        client_id = state.get("client_id")
+        label = f"command record {client_id!r} (notification {note.id:,})"
+        if not isinstance(client_id, str) or note.originator_id not in (
+                CommandRecord.create_id(client_id), CommandRecord.create_id(client_id, False)):
+            self.problems.append(f"{label}: its id is not the one its client id gives: edited "
+                                 "(the real id's line would be a duplicate)")
         named = state.get("events")
         if named is None:
             if self.first_head is not None and note.id > self.first_head:
                 self.problems.append(f"{label}: names no events, yet was stored after this "
                                      "store began keeping heads: forged")
+            elif self.naming_record is not None:
+                self.problems.append(f"{label}: names no events, yet the record at notification "
+                                     f"{self.naming_record:,} before it does: forged")
             return
         if self.naming_record is None:
             self.naming_record = note.id

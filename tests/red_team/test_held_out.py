@@ -7,12 +7,15 @@ exit code) and asserts it is now detected or refused, naming the issue item it b
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
 from red_team.attacker import build, files, rin, verify
+from red_team.rewrite import rewrite_history
 
 
 @pytest.fixture(scope="module")
@@ -136,3 +139,39 @@ def test_a_tail_deleted_with_every_head_row_and_head_json_is_named_by_the_record
     assert result.exit_code == 1, result.output
     assert "rin_heads has no rows, yet the command record at notification 13 names its events" \
         in result.output
+
+
+# ---- issue 9 attack 3 / item 1: command records rewritten with every link recomputed -------
+
+def record_of(client_id: str, change: Callable[[dict[str, Any]], None]) -> Callable[
+        [bytes], bytes | None]:
+    """A `rewrite_history` change editing the command record of `client_id`."""
+    def edit(state: bytes) -> bytes | None:
+        record = orjson.loads(state)
+        if record.get("client_id") != client_id or "events" not in record:
+            return None
+        change(record)
+        return orjson.dumps(record)
+    return edit
+
+
+@pytest.mark.parametrize("change", [lambda r: r.pop("events"),
+                                    lambda r: r.__setitem__("events", None)],
+                         ids=["events-removed", "events-null"])
+def test_a_record_in_release_1_form_after_one_naming_its_events_is_forged(
+        store: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Release 1 wrote no event names; a store whose records name them never went back."""
+    rewrite_history(store, record_of("t-0005", change))
+    result = verify(store)
+    assert result.exit_code == 1, result.output
+    assert "command record 't-0005'" in result.output and "names no events" in result.output
+
+
+def test_a_record_whose_client_id_was_renamed_is_named(store: Path) -> None:
+    """The record is found by the id its client id gives, so a renamed one still makes the
+    real `t-0005` line a duplicate, and `t-9999` looks applied: verify names the mismatch."""
+    rewrite_history(store, record_of("t-0005", lambda r: r.__setitem__("client_id", "t-9999")))
+    result = verify(store)
+    assert result.exit_code == 1, result.output
+    assert "command record 't-9999'" in result.output
+    assert "its id is not the one its client id gives" in result.output
