@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 import typer
 
 from ledger.errors import LedgerError
+from ledger.persistence import UNSUPPORTED_OPTIONS
 from ledger.rin import parse_code
 from ledger.strict_types import FIRST_YEAR, LAST_YEAR, check_date
 
@@ -35,6 +36,8 @@ def store_url(value: str | None) -> str | None:
     if url.scheme not in ("postgresql", "postgres") or not url.hostname:
         raise typer.BadParameter(
             "expected postgresql://user:password@host:port/database", param_hint="--store")
+    if url.query or url.fragment or url.params:
+        raise typer.BadParameter(UNSUPPORTED_OPTIONS, param_hint="--store")
     return value
 
 

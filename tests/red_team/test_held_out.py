@@ -13,7 +13,10 @@ from typing import Any
 
 import orjson
 import pytest
+from typer.testing import CliRunner
 
+from ledger.cli import app
+from ledger.persistence import store_env
 from red_team.attacker import build, files, rin, verify
 from red_team.rewrite import rewrite_history
 
@@ -175,3 +178,17 @@ def test_a_record_whose_client_id_was_renamed_is_named(store: Path) -> None:
     assert result.exit_code == 1, result.output
     assert "command record 't-9999'" in result.output
     assert "its id is not the one its client id gives" in result.output
+
+
+# ---- issue 9 attack 12 / item 7: a PostgreSQL URL's options are refused, not dropped -------
+
+@pytest.mark.parametrize("options", ["?sslmode=require", "?sslmode=verify-full&sslrootcert=ca",
+                                     "#x"])
+def test_a_store_url_with_options_it_would_drop_exits_2(tmp_path: Path, options: str) -> None:
+    """`sslmode=require` used to be dropped silently: the ledger connected without TLS."""
+    url = f"postgresql://rin:rin@127.0.0.1:1/rin{options}"
+    result = CliRunner().invoke(app, ["--data", str(tmp_path), "--store", url, "verify"])
+    assert result.exit_code == 2, result.output
+    assert "--store" in result.output and "PGSSLMODE" in result.output
+    with pytest.raises(ValueError, match="not supported"):
+        store_env(tmp_path, url)
