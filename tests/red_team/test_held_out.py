@@ -192,3 +192,16 @@ def test_a_store_url_with_options_it_would_drop_exits_2(tmp_path: Path, options:
     assert "--store" in result.output and "PGSSLMODE" in result.output
     with pytest.raises(ValueError, match="not supported"):
         store_env(tmp_path, url)
+
+
+# ---- issue 9 attack 12 / item 7: an exported head no store could hold is a bad argument ----
+
+@pytest.mark.parametrize("notification_id", [-5, 2**63])
+def test_an_exported_head_at_an_impossible_notification_exits_2(
+        store: Path, tmp_path: Path, notification_id: int) -> None:
+    """Was exit 1, "past the last stored notification: the store was truncated", for −5."""
+    head = tmp_path / "head.json"
+    head.write_bytes(orjson.dumps({"notification_id": notification_id, "hash": "00"}))
+    result = verify(store, "--against", str(head))
+    assert result.exit_code == 2, result.output
+    assert "--against" in result.output and "truncated" not in result.output
