@@ -205,3 +205,18 @@ def test_an_exported_head_at_an_impossible_notification_exits_2(
     result = verify(store, "--against", str(head))
     assert result.exit_code == 2, result.output
     assert "--against" in result.output and "truncated" not in result.output
+
+
+def test_a_snapshot_whose_version_is_text_is_not_used_to_decide_a_command(store: Path) -> None:
+    """Issue 9 item 1: the seal check compared the text version with a number and crashed the
+    command; such a snapshot is skipped (the party is replayed) and verify names it."""
+    with files(store) as db:
+        db.execute("UPDATE stored_snapshots SET originator_version = 'abc'")
+    line = store / "sale.jsonl"
+    line.write_bytes(orjson.dumps({"type": "transfer", "date": "2024-03-05", "from": "2001",
+                                   "to": "3001", "rins": {"d_code": 6, "vintage": 2024, "k": 2,
+                                                          "quantity": 27_901}}) + b"\n")
+    result = rin(store, "apply", str(line), "--json")
+    assert result.exit_code == 1, result.output  # 2001 holds 27,900 K=2 (counted above)
+    assert "27,900 held" in result.output, result.output
+    assert "stored_snapshots rows at" in verify(store).output
