@@ -31,6 +31,7 @@ from ledger.command_log import CommandRecord, event_name
 from ledger.head_file import read_head_file
 from ledger.heads import TABLE as HEADS_TABLE
 from ledger.heads import Head
+from ledger.row_types import malformed_rows
 from ledger.signing import fingerprint, signature_holds
 from ledger.snapshot_seal import seal_problem
 
@@ -117,6 +118,10 @@ class Audit:
         #: heads kept elsewhere: notification id → (label, head)
         self.kept: dict[int, list[tuple[str, dict[str, Any]]]] = {}
         self.sqlite = "SQLITE_DBNAME" in app.env
+        #: what only this release writes, so its store must have head rows: head.json, and
+        #: the first command record naming its events
+        self.head_file = kept is not None
+        self.naming_record: int | None = None
         if exported is not None:
             self.keep("the exported head", exported)
         if isinstance(kept, str):
@@ -156,13 +161,23 @@ class Audit:
 
     def check_record(self, note: Notification, state: dict[str, Any]) -> None:
         """A command record directly follows the events it names, and names some."""
-        label = f"command record {state.get('client_id')!r} (notification {note.id:,})"
+        client_id = state.get("client_id")
+        label = f"command record {client_id!r} (notification {note.id:,})"
+        if not isinstance(client_id, str) or note.originator_id not in (
+                CommandRecord.create_id(client_id), CommandRecord.create_id(client_id, False)):
+            self.problems.append(f"{label}: its id is not the one its client id gives: edited "
+                                 "(the real id's line would be a duplicate)")
         named = state.get("events")
         if named is None:
             if self.first_head is not None and note.id > self.first_head:
                 self.problems.append(f"{label}: names no events, yet was stored after this "
                                      "store began keeping heads: forged")
+            elif self.naming_record is not None:
+                self.problems.append(f"{label}: names no events, yet the record at notification "
+                                     f"{self.naming_record:,} before it does: forged")
             return
+        if self.naming_record is None:
+            self.naming_record = note.id
         if not (isinstance(named, list) and named and all(isinstance(n, str) for n in named)):
             self.problems.append(f"{label}: its list of events is malformed: forged or edited")
             return
@@ -240,6 +255,11 @@ class Audit:
                 self.problems.append(
                     f"{label} is at notification {kept_id:,}, past the last stored "
                     f"notification ({self.last_id:,}): the store was truncated")
+        if self.first_head is None and self.last_id and (self.head_file or self.naming_record):
+            why = ("head.json is kept" if self.head_file else
+                   f"the command record at notification {self.naming_record:,} names its events")
+            self.problems.append(f"{HEADS_TABLE} has no rows, yet {why}, as only a writer that "
+                                 "stores head rows does: every head row was deleted")
         covered = self.last_head.notification_id if self.last_head else 0
         if self.first_head is not None and self.last_id > covered:
             self.problems.append(
@@ -259,7 +279,7 @@ class Audit:
 def audit(app: Application[UUID], public_key: Ed25519PublicKey | None = None,
           exported: dict[str, Any] | None = None) -> list[str]:
     """Every stored fact that does not hold, each located; an empty list means all hold."""
-    return Audit(app, public_key, exported).run()
+    return malformed_rows(app, heads_table(app), query) or Audit(app, public_key, exported).run()
 
 
 def check_snapshots(app: Application[UUID]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -13,12 +13,14 @@ from urllib.parse import urlparse
 import typer
 
 from ledger.errors import LedgerError
+from ledger.persistence import UNSUPPORTED_OPTIONS
 from ledger.rin import parse_code
 from ledger.strict_types import FIRST_YEAR, LAST_YEAR, check_date
 
 PARTY = re.compile(r"[0-9]{4}")
 BATCH = re.compile(r"[0-9]{4}[0-9]{4}[0-9]{5}[0-9A-Z]{5}")  # YYYY CCCC FFFFF BBBBB, §80.1425
 YEARS = {"min": FIRST_YEAR, "max": LAST_YEAR}  # the years a RIN code names (§80.1425(b))
+LAST_NOTIFICATION = 2**63 - 1  # the largest id an event store's INTEGER column can hold
 
 
 def store_url(value: str | None) -> str | None:
@@ -34,6 +36,8 @@ def store_url(value: str | None) -> str | None:
     if url.scheme not in ("postgresql", "postgres") or not url.hostname:
         raise typer.BadParameter(
             "expected postgresql://user:password@host:port/database", param_hint="--store")
+    if url.query or url.fragment or url.params:
+        raise typer.BadParameter(UNSUPPORTED_OPTIONS, param_hint="--store")
     return value
 
 
@@ -89,10 +93,11 @@ def known_at(value: str | None) -> int | datetime | None:
     if value is None:
         return None
     if value.isascii() and value.isdigit():
-        return int(value)
+        return min(int(value), LAST_NOTIFICATION)  # beyond every id stored: all is known
     try:
-        return datetime.fromisoformat(value)
-    except ValueError:
+        moment = datetime.fromisoformat(value)
+        return moment.astimezone(UTC) if moment.tzinfo else moment
+    except (ValueError, OverflowError):  # not a timestamp, or one that is no UTC time
         raise typer.BadParameter(f"not a notification id or ISO timestamp: {value[:40]!r}",
                                  param_hint="--known-at") from None
 

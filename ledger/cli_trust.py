@@ -43,8 +43,9 @@ def read_head_argument(against: Path) -> dict[str, Any]:
         err.print(f"--against {against}: not a head printed by `rin verify --head` ({exc})")
         raise typer.Exit(2) from None
     if not (isinstance(head, dict) and type(head.get("notification_id")) is int
-            and isinstance(head.get("hash"), str)):
-        err.print(f"--against {against}: needs notification_id (integer) and hash (string)")
+            and 0 <= head["notification_id"] < 2**63 and isinstance(head.get("hash"), str)):
+        err.print(f"--against {against}: needs notification_id (a whole number from 0 to "
+                  "2^63 − 1, as an event store holds) and hash (string)")
         raise typer.Exit(2)
     return head
 

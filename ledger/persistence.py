@@ -79,6 +79,13 @@ def register_transcodings(transcoder: JSONTranscoder) -> None:
         transcoder.register(transcoding)
 
 
+#: a URL's options (`?sslmode=require`…) are not passed to the server: silently dropping one
+#: would, for instance, connect without the TLS it asked for
+UNSUPPORTED_OPTIONS = ("a PostgreSQL URL here is postgresql://user:password@host:port/database: "
+                       "options after it (?sslmode=…) are not supported; set them in the "
+                       "environment libpq reads (PGSSLMODE=require)")
+
+
 def store_env(
     data: str | os.PathLike[str] | None = None, store: str | None = None
 ) -> dict[str, Any]:
@@ -86,6 +93,8 @@ def store_env(
     store = store or os.environ.get("RIN_STORE")
     if store and store.startswith(("postgresql://", "postgres://")):
         url = urlparse(store)
+        if url.query or url.fragment or url.params:
+            raise ValueError(UNSUPPORTED_OPTIONS)
         return {
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
             "POSTGRES_DBNAME": url.path.lstrip("/") or "rin",

@@ -96,6 +96,8 @@ class SealedSnapshots(EventStore[UUID]):
                                            desc=desc, limit=limit)
         signer = self._sealer.signer
         for row in rows:
+            if type(row.originator_version) is not int:  # plain SQL's, never the ledger's
+                continue
             if seal_problem(row, self._sealer.chain_at(originator_id, row.originator_version),
                             signer) is None:
                 yield self.mapper.to_domain_event(row)

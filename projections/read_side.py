@@ -67,13 +67,20 @@ def tracking(db: sqlite3.Connection, path: Path, ledger: Ledger) -> list[str]:
         return [f"{path}: the tracking table is missing {REPAIR}"]
     position = db.execute("SELECT MAX(notification_id) FROM tracking WHERE application_name = ?",
                           (name,)).fetchone()[0]
-    projected = max((db.execute(f'SELECT MAX(notification_id) FROM "{t.name}"').fetchone()[0]
-                     or 0 for t in TABLES if t.name in tables and "notification_id" in t.columns),
-                    default=0)
+    last = {t.name: db.execute(f'SELECT MAX(notification_id) FROM "{t.name}"').fetchone()[0] or 0
+            for t in TABLES if t.name in tables and "notification_id" in t.columns}
+    edited = sorted(table for table, value in last.items() if not isinstance(value, int))
+    if edited:  # plain SQL can store any value in a column; MAX then returns the odd one
+        return [f"{path}: {table} holds notification id {last[table]!r}, not a whole number: "
+                f"edited {REPAIR}" for table in edited]
+    projected = max(last.values(), default=0)
     end = ledger.position()
     if position is None:
         return [f"{path}: tracking has no row for {name}, yet rows up to notification "
                 f"{projected:,} are projected: deleted {REPAIR}"] if projected else []
+    if not isinstance(position, int):
+        return [f"{path}: tracking says {position!r}, not a whole notification id: edited "
+                f"{REPAIR}"]
     problems = []
     if position > end:
         problems.append(f"{path}: tracking is at notification {position:,}, past the store's "

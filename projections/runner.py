@@ -126,6 +126,8 @@ def follow(
     name = app.name
     end = stop if stop is not None else app.recorder.max_notification_id() or 0
     position = recorder.max_tracking_id(name) or 0
+    if not isinstance(position, int):  # plain SQL can store any value in the views file
+        raise OutOfStep(f"tracked at {position!r}, not a notification id")
     if position > (app.recorder.max_notification_id() or 0):
         raise OutOfStep(f"tracked at {position:,}, past the store's end")
     owners: Owners | None = None  # loaded once there is something to project
