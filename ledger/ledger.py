@@ -36,6 +36,23 @@ CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a 
 STORE_FAILURES = (PersistenceError, sqlite3.Error, OSError)
 
 
+class HistoryUnreplayable(PersistenceError):
+    """A command's aggregates could not be loaded or replayed: the store holds events the
+    ledger cannot read back (edited outside it), or the ledger itself is at fault."""
+
+
+def unreplayable(error: Exception) -> Exception:
+    """What to raise for an error that is neither a refusal nor a store failure: a store
+    failure naming it (exit 3 on the command line, never a traceback)."""
+    if isinstance(error, STORE_FAILURES):
+        return error
+    return HistoryUnreplayable(
+        "a command's aggregates could not be replayed: the stored history may have been "
+        f"changed outside the ledger; run `rin verify` ({type(error).__name__}: "
+        f"{str(error)[:80]})"
+    )
+
+
 def pause(attempt: int) -> None:
     """Wait a random moment, longer after each conflict, so that contending writers spread out
     instead of colliding again in lock step (at most 50 ms)."""
@@ -196,7 +213,7 @@ class Ledger:
                     continue
                 if isinstance(error, LedgerError):
                     return rejected(line, error)
-                raise  # a fault of the ledger itself, or of the store
+                raise unreplayable(error) from error
             result = Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
             try:
                 recordings = uow.save()
@@ -272,7 +289,7 @@ class Ledger:
                     self._one_at_a_time(batch, done)
                     return
                 if not isinstance(error, LedgerError):
-                    raise  # a fault of the ledger itself, or of the store
+                    raise unreplayable(error) from error
                 results.append(rejected(number, error))
                 continue
             results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))

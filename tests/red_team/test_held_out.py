@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger.cli import app
+from ledger.party import Party
 from ledger.persistence import store_env
 from red_team.attacker import build, files, rin, verify
 from red_team.rewrite import rewrite_history
@@ -220,3 +221,29 @@ def test_a_snapshot_whose_version_is_text_is_not_used_to_decide_a_command(store:
     assert result.exit_code == 1, result.output  # 2001 holds 27,900 K=2 (counted above)
     assert "27,900 held" in result.output, result.output
     assert "stored_snapshots rows at" in verify(store).output
+
+
+@pytest.mark.parametrize("sql", [
+    "DELETE FROM stored_events WHERE originator_id = ? AND originator_version = 3",
+    "UPDATE stored_events SET state = X'7b7d' WHERE originator_id = ? AND originator_version = 3",
+    "UPDATE stored_events SET topic = 'rin_ledger:Nope.Evil' WHERE originator_id = ? "
+    "AND originator_version = 3",
+])
+def test_a_party_whose_history_cannot_be_replayed_is_a_store_failure(store: Path,
+                                                                    sql: str) -> None:
+    """Issue 9 item 7 (attack 12): a command on a party whose stored events were deleted or
+    edited outside the ledger exits 3 naming the cause and `rin verify`, not a traceback."""
+    seller = Party.create_id("2001").hex
+    with files(store) as db:
+        db.execute("DELETE FROM stored_snapshots WHERE originator_id = ?", (seller,))
+        db.execute(sql, (seller,))
+    line = store / "sale.jsonl"
+    line.write_bytes(orjson.dumps({"type": "transfer", "id": "after-edit", "date": "2024-03-05",
+                                   "from": "2001", "to": "3001", "rins": {
+                                       "d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}})
+                     + b"\n")
+    result = rin(store, "apply", str(line))
+    assert result.exit_code == 3, result.output
+    assert "could not be replayed" in result.output and "rin verify" in result.output
+    assert "last line committed: none" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
