@@ -3,11 +3,9 @@ the rule (design.md "Exit codes"), in the same strict forms as transaction-file 
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlparse
 
 import typer
@@ -100,28 +98,3 @@ def known_at(value: str | None) -> int | datetime | None:
     except (ValueError, OverflowError):  # not a timestamp, or one that is no UTC time
         raise typer.BadParameter(f"not a notification id or ISO timestamp: {value[:40]!r}",
                                  param_hint="--known-at") from None
-
-
-def exported_head(path: Path | None) -> dict[str, Any] | None:
-    """A head printed earlier by `rin verify --head`: a JSON object with a whole
-    `notification_id` and a `hash` string."""
-    if path is None:
-        return None
-    try:
-        head = json.loads(path.read_bytes())
-    except OSError as exc:
-        raise typer.BadParameter(f"{path}: {exc.strerror}", param_hint="--against") from None
-    except ValueError as exc:  # not JSON, or not UTF-8
-        raise typer.BadParameter(f"{path} is not JSON ({exc})"[:200],
-                                 param_hint="--against") from None
-    if not isinstance(head, dict) or not _is_head(head):
-        raise typer.BadParameter(
-            f"{path} is not a head from `rin verify --head` (a JSON object with an integer "
-            "notification_id and a hash string)", param_hint="--against")
-    return head
-
-
-def _is_head(head: dict[str, Any]) -> bool:
-    notification = head.get("notification_id")
-    return (isinstance(notification, int) and not isinstance(notification, bool)
-            and 0 <= notification < 2**63 and isinstance(head.get("hash"), str))
