@@ -19,7 +19,8 @@ from ledger.rules.catalogue import rule
 
 DELAYED_RETIRE_FIRST = rule(
     "DELAYED-RETIRE-FIRST", "§80.1426(g)(5)",
-    "RINs are retired under (g)(5) before, not after, the party generates delayed RINs",
+    "a party that generated (f)(6) RINs in the window and transferred them retires gallon-RINs "
+    "under (g)(5) before, not after, it generates delayed RINs",
 )
 DELAYED_RETIRE_LIMIT = rule(
     "DELAYED-RETIRE-LIMIT", "§80.1426(g)(5)(i)",
@@ -139,6 +140,8 @@ def check_retirement(history: DelayedHistory, blocks: list[RinBlock]) -> None:
 def check_generation(history: DelayedHistory, vintage: int, gallon_rins: int, on: date) -> None:
     """§80.1426(g)(9) one date; (g)(6) as many delayed gallon-RINs as were retired.
 
+    A party whose (f)(6) RINs of the window went to another party retires first
+    (§80.1426(g)(5)); only one that transferred none generates by volume, (g)(7).
     As many delayed gallon-RINs as were retired (§80.1426(g)(6)).
     """
     earlier = sorted(history.generated_on - {on})
@@ -148,8 +151,17 @@ def check_generation(history: DelayedHistory, vintage: int, gallon_rins: int, on
         f"{', '.join(map(str, earlier))}",
         "date",
     )
+    sold = sum(history.original.values())
+    DELAYED_RETIRE_FIRST.check(
+        bool(history.retired) or not sold,
+        f"the party generated {sold:,} gallon-RINs under (f)(6) from {ORIGINAL_FIRST_DAY} to "
+        f"{ORIGINAL_LAST_DAY} and transferred them ({_years(history.original)}), but retired "
+        f"none under (g)(5) (EMTS reason 100) by {on}: it retires them before generating "
+        "delayed RINs",
+        "batch",
+    )
     if not history.retired:
-        return  # (g)(7): a party that retired nothing generates by the fuel's volume
+        return  # (g)(7): a party that transferred no (f)(6) RINs generates by the fuel's volume
     retired = history.retired.get(vintage, 0)
     already = history.generated.get(vintage, 0)
     DELAYED_EQUALS_RETIRED.check(
