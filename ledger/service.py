@@ -298,6 +298,7 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
             production_start=cmd.production_start, production_end=cmd.production_end,
             details=cmd.model_dump(mode="json", exclude_none=True, by_alias=True),
             renewable_fraction_method=cmd.renewable_fraction_method,
+            production_date=dl.emts_production_date(block.key.batch, cmd.production_start),
         )
         party.record(
             Party.Assigned, effective_date=cmd.date, client_id=cmd.id, rins=[block],

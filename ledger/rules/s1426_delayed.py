@@ -16,6 +16,7 @@ from datetime import date
 from ledger.ranges import SerialSet
 from ledger.rin import BatchId, RinBlock
 from ledger.rules.catalogue import rule
+from ledger.rules.s1426_generation import is_delayed
 
 DELAYED_RETIRE_FIRST = rule(
     "DELAYED-RETIRE-FIRST", "§80.1426(g)(5)",
@@ -51,6 +52,11 @@ F6_PARAGRAPH = "§80.1426(f)(6)(i)"
 ORIGINAL_FIRST_DAY = date(2010, 7, 1)
 ORIGINAL_LAST_DAY = date(2011, 12, 31)  # (g)(5)(i)(B): the latest the window can end
 ORIGINAL_YEARS = (2010, 2011)  # (g)(5)(iv)(A)-(B)
+#: the production date EMTS records for delayed RINs, by the year the fuel was produced
+EMTS_PRODUCTION_DATES = {
+    2010: date(2010, 7, 1),  # §80.1426(g)(10)(i)
+    2011: date(2011, 1, 1),  # §80.1426(g)(10)(ii)
+}
 
 
 @dataclass
@@ -92,6 +98,15 @@ def read_history(
         out.generated[vintage] = out.generated.get(vintage, 0) + block.gallon_rins
         out.generated_on.add(on)
     return out
+
+
+def emts_production_date(batch: str, production_start: date | None) -> date | None:
+    """The production date a batch records: for delayed RINs 07/01/2010 for 2010 fuel
+    (§80.1426(g)(10)(i)) and 01/01/2011 for 2011 fuel (§80.1426(g)(10)(ii)), whatever day the
+    fuel was made; for any other batch the first day of production, if given."""
+    if production_start is None or not is_delayed(batch):
+        return production_start
+    return EMTS_PRODUCTION_DATES.get(production_start.year, production_start)
 
 
 def is_original(paragraph: str, generated_on: date) -> bool:
