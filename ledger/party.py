@@ -20,6 +20,7 @@ from ledger.daughters import add_cut
 from ledger.fuel_book import FuelBook
 from ledger.holdings import Holdings
 from ledger.rin import RinBlock
+from ledger.rules.s1426_delayed import emts_production_date
 
 STANDARD_TRADE = 10  # EMTS buy/sell reason 010, standard trade
 PARTY_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/party")
@@ -69,11 +70,13 @@ class Party(Aggregate):
 
         Version 2 added `renewable_fraction_method`, the ASTM D6866 method (B, C) or `approved`
         by which R of partially renewable fuel was measured (§80.1426(f)(4)(iv)); v1 events
-        recorded none.
+        recorded none. Version 3 added `production_date`, the production date EMTS records:
+        07/01/2010 or 01/01/2011 for delayed RINs (§80.1426(g)(10)(i)-(ii)), else
+        `production_start`, which stays the first day the fuel was actually produced.
         """
 
         TOPIC = "rin_ledger:Party.Generated"
-        class_version = 2
+        class_version = 3
         effective_date: date
         client_id: str | None
         rin: RinBlock
@@ -87,10 +90,19 @@ class Party(Aggregate):
         production_end: date | None
         details: dict[str, Any]
         renewable_fraction_method: str | None
+        production_date: date | None
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["renewable_fraction_method"] = None
+
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            """Derived from what was stored: the batch number and production start
+            (§80.1426(g)(10))."""
+            state["production_date"] = emts_production_date(
+                state["rin"].key.batch, state["production_start"]
+            )
 
         def apply(self, party: Party) -> None:
             year = str(self.rin.key.vintage)

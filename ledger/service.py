@@ -33,6 +33,7 @@ from ledger.rules import s1426_generation as gen
 from ledger.rules import s1427_compliance as cmp
 from ledger.rules import s1427_retirement as ret
 from ledger.rules import s1428_rins as r1428
+from ledger.rules import s1429_replacement as rpl
 from ledger.rules import s1429_separation as sep
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1450_registration as reg
@@ -298,6 +299,7 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
             production_start=cmd.production_start, production_end=cmd.production_end,
             details=cmd.model_dump(mode="json", exclude_none=True, by_alias=True),
             renewable_fraction_method=cmd.renewable_fraction_method,
+            production_date=dl.emts_production_date(block.key.batch, cmd.production_start),
         )
         party.record(
             Party.Assigned, effective_date=cmd.date, client_id=cmd.id, rins=[block],
@@ -415,6 +417,7 @@ def transfer(uow: UnitOfWork, cmd: c.Transfer) -> list[str]:
     blocks = resolve(seller, cmd.rins, cmd.date)
     for b in blocks:
         inv.check_transferable(uow.invalid_in(b), b.code)
+    rpl.check_replacement_use(replacement_rins(uow, seller, blocks), blocks, "transferred")
     count = sum(b.gallon_rins for b in blocks)
     if blocks[0].key.k == 1:
         r1428.check_assigned_transfer(count, cmd.volume)
@@ -509,6 +512,10 @@ def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
     if reason.word == "compliance":
         ret.check_retirer(cmd.party, party.roles)
     blocks = resolve(party, cmd.rins, cmd.date)
+    if reason.word != rpl.REPLACEMENT_RETIREMENT:
+        rpl.check_replacement_use(
+            replacement_rins(uow, party, blocks), blocks, f"retired for {reason.word}"
+        )
     if reason.word in ret.YEAR_REASONS:  # §80.1431(b)(2): never for compliance
         for b in blocks:
             inv.check_usable(uow.invalid_in(b), b.code, reason.word)
@@ -528,6 +535,19 @@ def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
         category=cmd.category,
     )
     return []
+
+
+def replacement_rins(uow: UnitOfWork, party: Party, blocks: list[RinBlock]) -> list[RinBlock]:
+    """The K=2 blocks the party separated under §80.1429(b)(10), read from its history; only
+    when `blocks` hold K=2 RINs it generated, as only such RINs are separated so."""
+    if not any(b.key.k == 2 and b.key.company == party.party_id for b in blocks):
+        return []
+    return [
+        RinBlock(block.key.with_k(2), block.start, block.end)
+        for event in uow.history(party)
+        if isinstance(event, Party.Separated) and event.reason == "replacement"
+        for block in event.rins
+    ]
 
 
 def check_replacement(uow: UnitOfWork, party: Party, cmd: c.Retire, blocks: list[RinBlock]) -> None:

@@ -25,6 +25,7 @@ from ledger.ledger import Ledger
 from ledger.party import Party
 from projections import (
     compliance,
+    export_deadlines,
     holdings,
     invalid,
     journal,
@@ -42,14 +43,16 @@ VIEWS_FILE = "views.sqlite"
 BATCH_SIZE = 1000
 VIEW_MODULES = (
     holdings, quarterly, compliance, lineage, journal, market, invalid, transfer_documents,
+    export_deadlines,
 )
 TABLES = tuple(t for m in (parties, *VIEW_MODULES) for t in m.TABLES)
 SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
 #: the tables' layout, kept in the file's user_version: a file of an older one is projected anew
 #: (2: compliance rows apply at most the RVO, §80.1427(a)(1); rows of layout 1 may not;
 #: 3: a year a deficit is carried into has its rows without a report of its own,
-#: §80.1427(b)(1)(ii), and the transfer_documents table)
-LAYOUT = 3
+#: §80.1427(b)(1)(ii), and the transfer_documents table; 4: the ervo_deadlines table,
+#: §80.1430(f))
+LAYOUT = 4
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a

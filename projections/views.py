@@ -12,6 +12,7 @@ from sqlite_utils import Database
 from ledger.ledger import Ledger
 from projections import (
     compliance,
+    export_deadlines,
     holdings,
     invalid,
     invariants,
@@ -97,3 +98,8 @@ class Views:
         """Every transfer and its PTD reference (§80.1428(a)(6), §80.1453(a)); with `missing`,
         only the transfers recorded without one."""
         return self._ask(transfer_documents.documents, party, missing)
+
+    def ervo_deadlines(self, party: str | None = None) -> list[dict[str, Any]]:
+        """Each export and the last day its ERVO must be met, 30 days after it (§80.1430(f),
+        §80.1427(c)(1))."""
+        return self._ask(export_deadlines.deadlines, party)

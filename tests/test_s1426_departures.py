@@ -159,6 +159,21 @@ def test_g6_delayed_rins_equal_the_rins_retired(sold_f6: Ledger) -> None:
             "§80.1426(g)(5)", "reason")
 
 
+def test_g5_a_party_that_sold_f6_rins_retires_before_generating_delayed_rins(
+    sold_f6: Ledger,
+) -> None:
+    # 1001 generated 15,000 (f)(6) RINs on 2010-10-15 (in 2010-07-01 .. 2011-12-31) and
+    # transferred 12,000 of them: (g)(5), not (g)(7), applies; it retired none by 2011-04-15
+    error = refused(sold_f6, delayed("DRN01", 10_000), "DELAYED-RETIRE-FIRST", "§80.1426(g)(5)",
+                    "batch")
+    assert "generated 12,000 gallon-RINs under (f)(6)" in error and "retired none" in error
+    # a (g)(5) retirement dated after the generation does not count: "prior to generating"
+    ok(sold_f6, **retire_delayed(12_000, on="2011-04-20"))
+    refused(sold_f6, delayed("DRN01", 8_000), "DELAYED-RETIRE-FIRST", "§80.1426(g)(5)", "batch")
+    # generated on 2011-04-20, the retirement's own date: 1.5 × 8,000 = 12,000 = 12,000 retired
+    ok(sold_f6, **delayed("DRN01", 8_000, on="2011-04-20"))
+
+
 def test_g9_all_delayed_rins_on_one_date(ledger: Ledger) -> None:
     # 1001 retired nothing: (g)(7), RINs by volume. 1.5 × 1,000 = 1,500 on 15 April 2011
     ok(ledger, **delayed("DRN01", 1_000))

@@ -14,6 +14,7 @@ RULE_MODULES = (
     "ledger.rules.s1427_compliance",
     "ledger.rules.s1427_retirement",
     "ledger.rules.s1428_rins",
+    "ledger.rules.s1429_replacement",
     "ledger.rules.s1429_separation",
     "ledger.rules.s1431_invalid",
     "ledger.rules.s1450_registration",

@@ -16,10 +16,12 @@ from datetime import date
 from ledger.ranges import SerialSet
 from ledger.rin import BatchId, RinBlock
 from ledger.rules.catalogue import rule
+from ledger.rules.s1426_generation import is_delayed
 
 DELAYED_RETIRE_FIRST = rule(
     "DELAYED-RETIRE-FIRST", "§80.1426(g)(5)",
-    "RINs are retired under (g)(5) before, not after, the party generates delayed RINs",
+    "a party that generated (f)(6) RINs in the window and transferred them retires gallon-RINs "
+    "under (g)(5) before, not after, it generates delayed RINs",
 )
 DELAYED_RETIRE_LIMIT = rule(
     "DELAYED-RETIRE-LIMIT", "§80.1426(g)(5)(i)",
@@ -50,6 +52,11 @@ F6_PARAGRAPH = "§80.1426(f)(6)(i)"
 ORIGINAL_FIRST_DAY = date(2010, 7, 1)
 ORIGINAL_LAST_DAY = date(2011, 12, 31)  # (g)(5)(i)(B): the latest the window can end
 ORIGINAL_YEARS = (2010, 2011)  # (g)(5)(iv)(A)-(B)
+#: the production date EMTS records for delayed RINs, by the year the fuel was produced
+EMTS_PRODUCTION_DATES = {
+    2010: date(2010, 7, 1),  # §80.1426(g)(10)(i)
+    2011: date(2011, 1, 1),  # §80.1426(g)(10)(ii)
+}
 
 
 @dataclass
@@ -91,6 +98,15 @@ def read_history(
         out.generated[vintage] = out.generated.get(vintage, 0) + block.gallon_rins
         out.generated_on.add(on)
     return out
+
+
+def emts_production_date(batch: str, production_start: date | None) -> date | None:
+    """The production date a batch records: for delayed RINs 07/01/2010 for 2010 fuel
+    (§80.1426(g)(10)(i)) and 01/01/2011 for 2011 fuel (§80.1426(g)(10)(ii)), whatever day the
+    fuel was made; for any other batch the first day of production, if given."""
+    if production_start is None or not is_delayed(batch):
+        return production_start
+    return EMTS_PRODUCTION_DATES.get(production_start.year, production_start)
 
 
 def is_original(paragraph: str, generated_on: date) -> bool:
@@ -139,6 +155,8 @@ def check_retirement(history: DelayedHistory, blocks: list[RinBlock]) -> None:
 def check_generation(history: DelayedHistory, vintage: int, gallon_rins: int, on: date) -> None:
     """§80.1426(g)(9) one date; (g)(6) as many delayed gallon-RINs as were retired.
 
+    A party whose (f)(6) RINs of the window went to another party retires first
+    (§80.1426(g)(5)); only one that transferred none generates by volume, (g)(7).
     As many delayed gallon-RINs as were retired (§80.1426(g)(6)).
     """
     earlier = sorted(history.generated_on - {on})
@@ -148,8 +166,17 @@ def check_generation(history: DelayedHistory, vintage: int, gallon_rins: int, on
         f"{', '.join(map(str, earlier))}",
         "date",
     )
+    sold = sum(history.original.values())
+    DELAYED_RETIRE_FIRST.check(
+        bool(history.retired) or not sold,
+        f"the party generated {sold:,} gallon-RINs under (f)(6) from {ORIGINAL_FIRST_DAY} to "
+        f"{ORIGINAL_LAST_DAY} and transferred them ({_years(history.original)}), but retired "
+        f"none under (g)(5) (EMTS reason 100) by {on}: it retires them before generating "
+        "delayed RINs",
+        "batch",
+    )
     if not history.retired:
-        return  # (g)(7): a party that retired nothing generates by the fuel's volume
+        return  # (g)(7): a party that transferred no (f)(6) RINs generates by the fuel's volume
     retired = history.retired.get(vintage, 0)
     already = history.generated.get(vintage, 0)
     DELAYED_EQUALS_RETIRED.check(
