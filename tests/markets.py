@@ -1,8 +1,12 @@
-"""A small market several test modules start from: producer, blender, refiner, one batch."""
+"""Shared test material: a small market several modules start from (producer, blender, refiner,
+one batch), and the helpers that apply commands which must be applied."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
+
+from ledger import Ledger, Result
 
 
 def three_party_market(separated: int) -> list[dict[str, Any]]:
@@ -25,3 +29,17 @@ def three_party_market(separated: int) -> list[dict[str, Any]]:
         {"type": "transfer", "date": "2024-02-03", "from": "2001", "to": "3001",
          "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10000}},
     ]
+
+
+def ok(ledger: Ledger, **cmd: Any) -> Result:
+    """Apply one command that must be applied (the refusal's message otherwise)."""
+    result = ledger.apply(cmd)
+    assert result.status == "applied", result.error
+    return result
+
+
+def register_all(ledger: Ledger, parties: Iterable[tuple[str, list[str], list[str]]]) -> None:
+    """Register each (party, roles, facilities), named "Party <id>"."""
+    for party, roles, facilities in parties:
+        ok(ledger, type="register_party", party=party, name=f"Party {party}", roles=roles,
+           facilities=facilities)

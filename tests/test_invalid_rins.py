@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markets import ok
 from typer.testing import CliRunner
 
-from ledger import Ledger, Result
+from ledger import Ledger
 from ledger.cli import app
 from projections import Views
 
@@ -29,12 +30,6 @@ BAD = "1" "2024" "1001" "10001" "CG001" "15" "4" "00000001" "00100000"
 # EV 1.0 = 10,000 D6 gallon-RINs.
 A, B = "3001", "3002"
 RVO = {"CB": 0, "BBD": 100_000, "AB": 100_000, "RF": 100_000}
-
-
-def ok(ledger: Ledger, **cmd: Any) -> Result:
-    result = ledger.apply(cmd)
-    assert result.status == "applied", result.error
-    return result
 
 
 def refused(ledger: Ledger, cmd: dict[str, Any], rule_id: str, citation: str, field: str,

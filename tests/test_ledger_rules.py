@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markets import ok, register_all
 
 from ledger import Ledger, Result
 
@@ -30,12 +31,6 @@ PARTIES = [
 ETHANOL = "12024100120001E0001106" "00000001" "00010000"
 # 1002's biodiesel batch B0001: 40,000 gal × EV 1.5 = 60,000 gallon-RINs, RR 15, D4, K=1
 BIODIESEL = "12024100220011B0001154" "00000001" "00060000"
-
-
-def ok(ledger: Ledger, **cmd: Any) -> Result:
-    result = ledger.apply(cmd)
-    assert result.status == "applied", result.error
-    return result
 
 
 def refused(
@@ -93,9 +88,7 @@ def held(ledger: Ledger, party: str) -> dict[tuple[int, int, int], int]:
 def ledger(tmp_path: Path) -> Iterator[Ledger]:
     """Registered parties, and two generated batches: 10,000 D6 (1001) and 60,000 D4 (1002)."""
     with Ledger(tmp_path) as book:
-        for party, roles, facilities in PARTIES:
-            ok(book, type="register_party", party=party, name=f"Party {party}", roles=roles,
-               facilities=facilities)
+        register_all(book, PARTIES)
         assert generate(book, "1001", "20001", "E0001", "ethanol", 6, 10_000).rin == ETHANOL
         assert generate(book, "1002", "20011", "B0001", "biodiesel", 4, 40_000).rin == BIODIESEL
         yield book

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markets import ok, register_all
 
 from ledger import Ledger, Result
 from ledger.rules.s1426_generation import GenerationInput, compute_generation
@@ -25,12 +26,6 @@ def apply(ledger: Ledger, **cmd: Any) -> Result:
     return ledger.apply(cmd)
 
 
-def ok(ledger: Ledger, **cmd: Any) -> Result:
-    result = ledger.apply(cmd)
-    assert result.status == "applied", result.error
-    return result
-
-
 def rins(d_code: int, k: int, quantity: int, vintage: int = 2024) -> dict[str, int]:
     return {"d_code": d_code, "vintage": vintage, "k": k, "quantity": quantity}
 
@@ -40,9 +35,7 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
     """1001 made 10,000 gal of ethanol (10,000 D6 gallon-RINs), 1002 40,000 gal of biodiesel
     (EV 1.5: 60,000 D4 gallon-RINs), both on 31 January 2024."""
     with Ledger(tmp_path) as book:
-        for party, roles, facilities in PARTIES:
-            ok(book, type="register_party", party=party, name=f"Party {party}", roles=roles,
-               facilities=facilities)
+        register_all(book, PARTIES)
         ok(book, type="generate", date="2024-01-31", party="1001", facility="20001",
            batch="E0001", fuel="ethanol", d_code=6, volume=10_000)
         ok(book, type="generate", date="2024-01-31", party="1002", facility="20011",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markets import ok, register_all
 
 from ledger import Ledger, Result
 from ledger.errors import RuleViolation
@@ -34,12 +35,6 @@ def apply(ledger: Ledger, **cmd: Any) -> Result:
     return ledger.apply(cmd)
 
 
-def ok(ledger: Ledger, **cmd: Any) -> Result:
-    result = ledger.apply(cmd)
-    assert result.status == "applied", result.error
-    return result
-
-
 def refused(ledger: Ledger, cmd: dict[str, Any], rule: str, citation: str, field: str) -> str:
     before = ledger.app.recorder.max_notification_id()
     result = ledger.apply(cmd)
@@ -53,9 +48,7 @@ def refused(ledger: Ledger, cmd: dict[str, Any], rule: str, citation: str, field
 @pytest.fixture
 def ledger(tmp_path: Path) -> Iterator[Ledger]:
     with Ledger(tmp_path) as book:
-        for party, roles, facilities in PARTIES:
-            ok(book, type="register_party", party=party, name=f"Party {party}", roles=roles,
-               facilities=facilities)
+        register_all(book, PARTIES)
         yield book
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markets import ok
 
-from ledger import Ledger, Result
+from ledger import Ledger
 from projections import Views
 
 # 1001's ethanol batch E0001: 1.0 × 10,000 gal = 10,000 D6 gallon-RINs, RR 10, K=1
@@ -22,12 +23,6 @@ PARENT = PREFIX + "00000001" "00010000"
 # split into 4,000 + 6,000: serials 1-4,000 and 4,001-10,000 (4,000 + 6,000 = 10,000, (d)(2))
 FIRST = PREFIX + "00000001" "00004000"
 SECOND = PREFIX + "00004001" "00010000"
-
-
-def ok(ledger: Ledger, **cmd: Any) -> Result:
-    result = ledger.apply(cmd)
-    assert result.status == "applied", result.error
-    return result
 
 
 @pytest.fixture

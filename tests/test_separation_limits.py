@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markets import register_all
 from test_ledger_rules import ok, refused
 
 from ledger import Ledger
@@ -65,9 +66,7 @@ def report(ledger: Ledger, party: str, year: int, rvo: dict[str, int], **extra: 
 def ledger(tmp_path: Path) -> Iterator[Ledger]:
     """The parties; 1001 makes 100,000 gal of ethanol (EV 1.0 → 100,000 D6) in Jan 2024."""
     with Ledger(tmp_path) as book:
-        for party, roles, facilities in PARTIES:
-            ok(book, type="register_party", party=party, name=f"Party {party}", roles=roles,
-               facilities=facilities)
+        register_all(book, PARTIES)
         generate(book, "1001", "20001", "E0001", "ethanol", 6, 100_000)
         yield book
 
