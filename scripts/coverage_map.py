@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from generated_doc import write_or_print
 from regulation_paragraphs import SECTIONS, Paragraph, paragraphs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,12 +143,7 @@ def render(entries: list[Entry] | None = None, found: list[Paragraph] | None = N
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--write" in argv:
-        DOC.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    return 0
+    return write_or_print(render(), DOC, argv)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's ledger, not an installed one
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from generated_doc import write_or_print  # noqa: E402
 
 from ledger.rules.catalogue import Rule, all_rules  # noqa: E402
 
@@ -67,13 +70,7 @@ def render(tests: dict[str, str] | None = None) -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--write" in argv:
-        DOC.parent.mkdir(parents=True, exist_ok=True)
-        DOC.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    return 0
+    return write_or_print(render(), DOC, argv)
 
 
 if __name__ == "__main__":
