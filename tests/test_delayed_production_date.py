@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from ledger import Ledger
 from ledger.party import Party
-from tests.test_upcasting import V1_EVENTS, load_v1_store
+from tests.test_upcasting import V1_EVENTS, append_event, load_v1_store
 
 STORE_R1 = Path(__file__).parent / "data" / "store_r1"
 
@@ -83,12 +82,7 @@ def test_a_stored_v2_delayed_batch_upcasts_to_07_01_2010(tmp_path: Path) -> None
                               "biodiesel"]
     state["production_start"]["_data_"] = "2010-10-01"
     state.update(class_version=2, renewable_fraction_method=None)
-    db = sqlite3.connect(tmp_path / "events.sqlite")
-    with db:
-        db.execute("INSERT INTO stored_events VALUES (?,?,?,?)", (
-            registered["originator_id"], max(r["originator_version"] for r in mine) + 1,
-            "rin_ledger:Party.Generated", json.dumps(state).encode()))
-    db.close()
+    append_event(tmp_path, mine, "rin_ledger:Party.Generated", state)
     ledger.close()
     with Ledger(tmp_path) as book:
         last = generated(book, "1001")[-1]

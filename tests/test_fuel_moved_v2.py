@@ -4,12 +4,11 @@ event, stored before the field existed, loads with no facility and changes nothi
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 from ledger import Ledger
 from ledger.party import Party
-from tests.test_upcasting import V1_EVENTS, load_v1_store
+from tests.test_upcasting import V1_EVENTS, append_event, load_v1_store
 
 # What release 1 stored for 1002 producing 5,000 gal without RINs on 2024-02-20 (no facility,
 # no class_version: version 1).
@@ -28,12 +27,7 @@ def test_v1_fuel_moved_upcasts_without_a_facility(tmp_path: Path) -> None:
             and json.loads(row["state"]).get("party_id", "1002") == "1002"]
     (registered,) = [row for row in rows if row["topic"] == "rin_ledger:Party.Registered"]
     party_rows = [row for row in rows if row["originator_id"] == registered["originator_id"]]
-    db = sqlite3.connect(tmp_path / "events.sqlite")
-    with db:
-        db.execute("INSERT INTO stored_events VALUES (?,?,?,?)", (
-            registered["originator_id"], max(r["originator_version"] for r in party_rows) + 1,
-            "rin_ledger:Party.FuelMoved", json.dumps(V1_FUEL_MOVED).encode()))
-    db.close()
+    append_event(tmp_path, party_rows, "rin_ledger:Party.FuelMoved", V1_FUEL_MOVED)
     ledger.close()
     with Ledger(tmp_path) as book:
         moved = [e for e in book.app.events.get(Party.create_id("1002"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 from uuid import uuid5
 
 from ledger import Ledger
@@ -28,6 +29,19 @@ def load_v1_store(folder: Path) -> Ledger:
             )
     db.close()
     return ledger
+
+
+def append_event(folder: Path, party_rows: list[dict[str, Any]], topic: str,
+                 state: dict[str, Any]) -> None:
+    """Store one hand-made event of an older schema after the last of `party_rows` (one party's
+    rows of V1_EVENTS), as that release would have."""
+    db = sqlite3.connect(folder / "events.sqlite")
+    with db:
+        db.execute("INSERT INTO stored_events VALUES (?,?,?,?)", (
+            party_rows[0]["originator_id"],
+            max(r["originator_version"] for r in party_rows) + 1, topic,
+            json.dumps(state).encode()))
+    db.close()
 
 
 def test_v1_transfers_upcast_to_standard_trades(tmp_path: Path) -> None:
