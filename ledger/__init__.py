@@ -3,6 +3,6 @@
 `from ledger import Ledger` opens a store and applies commands; see README.md.
 """
 
-from ledger.ledger import Ledger, Result
+from ledger.application.ledger import Ledger, Result
 
 __all__ = ["Ledger", "Result"]

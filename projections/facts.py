@@ -14,7 +14,7 @@ from datetime import date
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
-from ledger.rin import RinBlock
+from ledger.domain.rin import RinBlock
 
 #: where the batch identity YYYYCCCCFFFFFBBBBB (§80.1425(e)) sits in a 38-character code
 BATCH = slice(1, 19)

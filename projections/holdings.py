@@ -17,8 +17,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ledger.daughters import pieces
-from ledger.rin import RinBlock
+from ledger.domain.daughters import pieces
+from ledger.domain.rin import RinBlock
 from projections.batch import Batch
 from projections.facts import BATCH, Fact, iso
 from projections.schema import Table, View

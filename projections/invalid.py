@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ledger.ranges import SerialSet
+from ledger.domain.ranges import SerialSet
 from ledger.rules.s1407_obligations import Category
 from ledger.rules.s1427_compliance import valid_for
 from ledger.rules.s1431_invalid import replacement_d_codes

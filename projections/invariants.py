@@ -17,9 +17,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ledger.ledger import Ledger
-from ledger.party import Party
-from ledger.ranges import RangeError, SerialSet
+from ledger.application.ledger import Ledger
+from ledger.domain.party import Party
+from ledger.domain.ranges import RangeError, SerialSet
 from projections.facts import Fact, batch_of
 from projections.holdings import changes
 from projections.quarterly import fuel_change

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ledger.rin import parse_code
+from ledger.domain.rin import parse_code
 from projections.batch import Batch
 from projections.facts import BATCH, Fact
 from projections.schema import Table, View

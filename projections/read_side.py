@@ -11,7 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from ledger.ledger import Ledger
+from ledger.application.ledger import Ledger
 from projections.runner import SQL_VIEWS, TABLES
 
 REPAIR = "(rin project --rebuild restores it)"

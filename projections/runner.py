@@ -20,9 +20,9 @@ from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError, Notification, Tracking
 from eventsourcing.utils import get_topic
 
-from ledger.invalidation import BatchInvalidation
-from ledger.ledger import Ledger
-from ledger.party import Party
+from ledger.domain.invalidation import BatchInvalidation
+from ledger.application.ledger import Ledger
+from ledger.domain.party import Party
 from projections import (
     compliance,
     export_deadlines,

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ledger.ledger import Ledger
+from ledger.application.ledger import Ledger
 from projections import (
     compliance,
     export_deadlines,

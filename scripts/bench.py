@@ -41,7 +41,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment
 
 from ledger import Ledger
-from ledger.persistence import store_env
+from ledger.infrastructure.transcodings import store_env
 
 SMALL = 10_000
 RAW_BATCH = 100
@@ -204,7 +204,7 @@ def singles(ledger: Ledger, lines: Iterator[dict[str, Any]], every: int) -> list
 
 def busiest_party_load_ms(data: Path, store: str | None) -> tuple[str | None, float]:
     """Median milliseconds to load the party with the most events, with no aggregate cache."""
-    from ledger.party import Party
+    from ledger.domain.party import Party
 
     ledger = Ledger(data, store=store, env={"AGGREGATE_CACHE_MAXSIZE": ""})
     party_ids = {}

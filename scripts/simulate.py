@@ -30,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from ledger.standards import load_standards
+from ledger.domain.standards import load_standards
 
 FIRST_YEAR = 2014
 MONTHS = 120  # the size of the party list is chosen so that a run spans about ten years

@@ -14,7 +14,7 @@ from projections_helpers import apply_all
 from sqlite_utils import Database
 
 from ledger import Ledger
-from ledger.cli import load_simulator
+from ledger.cli.main import load_simulator
 from projections import project, rebuild
 from projections.holdings import history_rows, holdings, position
 from projections.invariants import dump

@@ -13,11 +13,11 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Mapper, StoredEvent
 
 from ledger import Ledger
-from ledger.chain import CHAIN_KEY, ChainMapper, link
-from ledger.cli import load_simulator
-from ledger.command_log import CommandRecord
-from ledger.invalidation import BatchInvalidation
-from ledger.party import Party
+from ledger.infrastructure.chain import CHAIN_KEY, ChainMapper, link
+from ledger.cli.main import load_simulator
+from ledger.application.idempotency import CommandRecord
+from ledger.domain.invalidation import BatchInvalidation
+from ledger.domain.party import Party
 
 
 def two_pass(mapper: ChainMapper, event: typing.Any, previous: str) -> StoredEvent:

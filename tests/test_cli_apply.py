@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger import Ledger
-from ledger.cli import app
+from ledger.cli.main import app
 
 SAMPLE = Path(__file__).parent / "data" / "sample.jsonl"  # a copy of shared/examples
 # 1001's ethanol batch 00001: 10,000 gal × EV 1.0 = 10,000 gallon-RINs, RR 10, D6

@@ -7,7 +7,7 @@ from pathlib import Path
 from uuid import uuid5
 
 from ledger import Ledger
-from ledger.command_log import COMMAND_NAMESPACE, CommandRecord
+from ledger.application.idempotency import COMMAND_NAMESPACE, CommandRecord
 
 
 def test_consecutive_command_ids_share_their_first_eight_bytes() -> None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.errors import RuleViolation
+from ledger.domain.errors import RuleViolation
 from ledger.rules.s1407_obligations import Category
 from ledger.rules.s1427_compliance import (
     CompliancePosition,

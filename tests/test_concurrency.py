@@ -24,7 +24,7 @@ from typing import Any
 from conftest import Store
 
 from ledger import Ledger
-from ledger.chain import notifications, verify_chain
+from ledger.infrastructure.chain import notifications, verify_chain
 from projections import verify
 
 WRITERS = 4

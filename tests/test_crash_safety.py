@@ -33,14 +33,14 @@ from typing import Any
 import orjson
 
 from ledger import Ledger
-from ledger.cli import load_simulator
+from ledger.cli.main import load_simulator
 from projections import rebuild
 from projections.invariants import dump
 
 POINTS = int(os.environ.get("RIN_CRASH_POINTS", "24"))
 LINES = int(os.environ.get("RIN_CRASH_LINES", "2000"))
 SEED = 20240
-RIN = [sys.executable, "-c", "from ledger.cli import main; main()"]
+RIN = [sys.executable, "-c", "from ledger.cli.main import main; main()"]
 RECORD_TOPIC = "rin_ledger:CommandRecord.Applied"
 VOLATILE = ("timestamp", "chain")  # the recorded time, and the hash chain that covers it
 

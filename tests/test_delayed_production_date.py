@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ledger import Ledger
-from ledger.party import Party
+from ledger.domain.party import Party
 from tests.test_upcasting import V1_EVENTS, append_event, load_v1_store
 
 STORE_R1 = Path(__file__).parent / "data" / "store_r1"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.emts import (
+from ledger.domain.emts import (
     RETIREMENT_REASONS,
     SEPARATION_REASONS,
     retirement_reason,
     separation_reason,
 )
-from ledger.errors import RuleViolation
+from ledger.domain.errors import RuleViolation
 
 SEPARATION_CODES = {
     "obligated_party": (10, "§80.1429(b)(1)"),

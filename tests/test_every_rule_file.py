@@ -11,7 +11,7 @@ from pathlib import Path
 from click.testing import Result
 from typer.testing import CliRunner
 
-from ledger.cli import app
+from ledger.cli.main import app
 from ledger.rules.catalogue import all_rules
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -9,7 +9,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.fuel_book import RECENT, FuelBook
+from ledger.domain.fuel_book import RECENT, FuelBook
 
 START = date(2014, 1, 1)
 days = st.integers(0, 4 * RECENT)

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from ledger.errors import RuleViolation
-from ledger.fuels import (
+from ledger.domain.errors import RuleViolation
+from ledger.domain.fuels import (
     APPROVED_EV,
     DEFAULT_EV,
     Fuel,

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger import Ledger
-from ledger.holdings import Holdings
-from ledger.rin import BlockKey, RinBlock
+from ledger.domain.holdings import Holdings
+from ledger.domain.rin import BlockKey, RinBlock
 
 DATA = Path(__file__).parent / "data"
 

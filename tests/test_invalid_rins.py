@@ -19,7 +19,7 @@ from markets import ok
 from typer.testing import CliRunner
 
 from ledger import Ledger
-from ledger.cli import app
+from ledger.cli.main import app
 from projections import Views
 
 # Biodiesel, EV 1.5 (RR 15): 66,666.67 gal × 1.5 = 100,000.005 → 100,000 gallon-RINs (§80.1426(f)).

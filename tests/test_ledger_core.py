@@ -16,11 +16,11 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.utils import resolve_topic
 
 from ledger import Ledger
-from ledger.command_log import CommandRecord
-from ledger.holdings import Holdings, fifo_order
-from ledger.party import Party
-from ledger.persistence import EVENTS_FILE
-from ledger.rin import BlockKey, RinBlock
+from ledger.application.idempotency import CommandRecord
+from ledger.domain.holdings import Holdings, fifo_order
+from ledger.domain.party import Party
+from ledger.infrastructure.transcodings import EVENTS_FILE
+from ledger.domain.rin import BlockKey, RinBlock
 
 REGISTER = [
     {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],

@@ -34,11 +34,11 @@ from hypothesis.stateful import (
 from long_profile import LONG, sized, tally
 from sqlite_utils import Database
 
-from ledger.fuel_book import FuelBook
-from ledger.holdings import Holdings
-from ledger.ledger import Ledger, Result
-from ledger.party import Party
-from ledger.rin import parse_code
+from ledger.domain.fuel_book import FuelBook
+from ledger.domain.holdings import Holdings
+from ledger.application.ledger import Ledger, Result
+from ledger.domain.party import Party
+from ledger.domain.rin import parse_code
 from projections import Views, compliance, holdings, quarterly
 
 EXAMPLES, STEPS = sized(50, 70), sized(30, 300)

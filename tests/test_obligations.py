@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from ledger.errors import RuleViolation
+from ledger.domain.errors import RuleViolation
 from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
-from ledger.standards import load_standards
+from ledger.domain.standards import load_standards
 
 CB, BBD, AB, RF = Category.CB, Category.BBD, Category.AB, Category.RF
 

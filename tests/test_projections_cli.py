@@ -9,7 +9,7 @@ from projections_helpers import apply_all, sample_commands
 from typer.testing import CliRunner
 
 from ledger import Ledger
-from ledger.cli import app
+from ledger.cli.main import app
 from projections.metadata import METADATA_FILE, render
 
 

@@ -18,7 +18,7 @@ from projections_helpers import apply_all, sample_commands
 from sqlite_utils import Database
 
 from ledger import Ledger
-from ledger.party import Party
+from ledger.domain.party import Party
 from projections import Views, project, rebuild, verify
 from projections.invariants import dump
 from projections.runner import follow, open_views
@@ -91,7 +91,7 @@ def test_killed_projection_resumes_without_loss_or_duplicates(tmp_path: Path) ->
     views = tmp_path / "views.sqlite"
     env = {**os.environ, "RIN_DATA": str(tmp_path)}
     child = subprocess.Popen(
-        [sys.executable, "-c", "from ledger.cli import main; main()", "project", "--quiet",
+        [sys.executable, "-c", "from ledger.cli.main import main; main()", "project", "--quiet",
          "--batch-size", "1"], env=env,
     )
     deadline = time.monotonic() + 60
@@ -151,7 +151,7 @@ def test_verify_cli_exit_codes(tmp_path: Path) -> None:
     ledger = Ledger(tmp_path)
     apply_all(ledger, sample_commands())
     env = {**os.environ, "RIN_DATA": str(tmp_path)}
-    command = [sys.executable, "-c", "from ledger.cli import main; main()", "verify"]
+    command = [sys.executable, "-c", "from ledger.cli.main import main; main()", "verify"]
     assert subprocess.run(command, env=env, capture_output=True).returncode == 0
     db = Database(tmp_path / "views.sqlite")
     db.execute("DELETE FROM lineage_blocks WHERE seq = 0 AND notification_id = "

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ledger import Ledger
-from ledger.cli import app
+from ledger.cli.main import app
 from projections import Views
 
 

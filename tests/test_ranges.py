@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from ledger.ranges import RangeError, SerialSet
+from ledger.domain.ranges import RangeError, SerialSet
 
 HIGH = 2_000  # small serials so that overlaps and adjacency happen often
 

@@ -1,4 +1,4 @@
-"""The recorders' check over what a save only read (ledger/read_check.py): a save naming an
+"""The recorders' check over what a save only read (ledger/infrastructure/read_check.py): a save naming an
 aggregate it read at a version the store has moved past is refused as a conflict and stores
 nothing; the PostgreSQL recorder passes the library's own application-recorder test case."""
 
@@ -15,8 +15,8 @@ import pytest
 from eventsourcing.persistence import ApplicationRecorder, IntegrityError, StoredEvent
 from eventsourcing.sqlite import SQLiteDatastore
 
-from ledger.read_check import UNCHANGED
-from ledger.recorder import BatchSQLiteApplicationRecorder
+from ledger.infrastructure.read_check import UNCHANGED
+from ledger.infrastructure.sqlite_recorder import BatchSQLiteApplicationRecorder
 
 POSTGRES_URL = os.environ.get("RIN_TEST_POSTGRES_URL")
 needs_postgres = pytest.mark.skipif(not POSTGRES_URL, reason="needs RIN_TEST_POSTGRES_URL")
@@ -26,7 +26,7 @@ def postgres_recorder(schema: str) -> ApplicationRecorder:
     import psycopg
     from eventsourcing.postgres import PostgresDatastore
 
-    from ledger.postgres_recorder import LedgerPostgresRecorder
+    from ledger.infrastructure.postgres_recorder import LedgerPostgresRecorder
 
     assert POSTGRES_URL is not None
     with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:

@@ -13,8 +13,8 @@ from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import get_topic
 
 from ledger import Ledger
-from ledger.persistence import store_env
-from ledger.recorder import (
+from ledger.infrastructure.transcodings import store_env
+from ledger.infrastructure.sqlite_recorder import (
     CHECKPOINT_PAGES,
     ROWS_PER_STATEMENT,
     TOPIC,

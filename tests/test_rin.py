@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger.errors import RuleViolation
-from ledger.rin import D_CODES, MAX_SERIAL, BlockKey, RinBlock, format_code, parse_code
+from ledger.domain.errors import RuleViolation
+from ledger.domain.rin import D_CODES, MAX_SERIAL, BlockKey, RinBlock, format_code, parse_code
 
 SERIALS = ("RIN-SERIALS", "§80.1425(h)-(i)")
 Fields = tuple[int, int, str, str, str, int, int, int, int]

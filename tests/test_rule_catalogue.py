@@ -174,7 +174,7 @@ def test_every_raised_rule_is_declared() -> None:
 
 def test_rule_parameters_are_given_declared_rules() -> None:
     """`_lookup(..., EMTS_SEPARATION_REASON, ...)`: rules passed as arguments are declared."""
-    import ledger.emts as emts
+    import ledger.domain.emts as emts
 
     assert emts.EMTS_SEPARATION_REASON is RULES["EMTS-SEPARATION-REASON"]
     assert emts.EMTS_RETIREMENT_REASON is RULES["EMTS-RETIREMENT-REASON"]

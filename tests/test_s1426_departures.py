@@ -15,9 +15,9 @@ import pytest
 from markets import ok, register_all
 
 from ledger import Ledger, Result
-from ledger.errors import RuleViolation
-from ledger.party import Party
-from ledger.rin import BlockKey, RinBlock
+from ledger.domain.errors import RuleViolation
+from ledger.domain.party import Party
+from ledger.domain.rin import BlockKey, RinBlock
 from ledger.rules.s1426_delayed import DelayedHistory, check_retirement
 from ledger.rules.s1426_generation import GenerationInput, check_delayed, compute_generation
 

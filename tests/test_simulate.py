@@ -7,7 +7,7 @@ from itertools import islice
 from pathlib import Path
 
 from ledger import Ledger
-from ledger.cli import load_simulator
+from ledger.cli.main import load_simulator
 
 simulate = load_simulator()
 

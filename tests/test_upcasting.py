@@ -9,8 +9,8 @@ from typing import Any
 from uuid import uuid5
 
 from ledger import Ledger
-from ledger.command_log import COMMAND_NAMESPACE, CommandRecord
-from ledger.party import Party
+from ledger.application.idempotency import COMMAND_NAMESPACE, CommandRecord
+from ledger.domain.party import Party
 
 V1_EVENTS = Path(__file__).parent / "data" / "events_v1.json"
 SAMPLE = Path(__file__).parent / "data" / "sample.jsonl"  # what release 1 applied to make them

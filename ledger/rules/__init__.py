@@ -4,9 +4,9 @@ Importing this package's modules registers every rule in the catalogue (`all_rul
 """
 
 RULE_MODULES = (
-    "ledger.rin",
-    "ledger.emts",
-    "ledger.daughters",
+    "ledger.domain.rin",
+    "ledger.domain.emts",
+    "ledger.domain.daughters",
     "ledger.rules.s1407_obligations",
     "ledger.rules.s1426_generation",
     "ledger.rules.s1426_delayed",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from ledger.errors import RuleViolation
+from ledger.domain.errors import RuleViolation
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 `RVO_X,i = STD_X,i × (GV_i + DV_i) + D_X,i−1`. This module computes the first term only; the
 deficit carried in, D_X,i−1, is added by the compliance positions (`s1427_compliance`), which
-the §80.1429(b)(7) and (b)(9) separation limits also read (`ledger.separation_year`).
+the §80.1429(b)(7) and (b)(9) separation limits also read (`ledger.domain.separation_year`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
 from ledger.rules.catalogue import rule
-from ledger.standards import load_standards
+from ledger.domain.standards import load_standards
 
 OBL_STANDARD_YEAR = rule(
     "OBL-STANDARD-YEAR",

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
-from ledger.ranges import SerialSet
-from ledger.rin import BatchId, RinBlock
+from ledger.domain.ranges import SerialSet
+from ledger.domain.rin import BatchId, RinBlock
 from ledger.rules.catalogue import rule
 from ledger.rules.s1426_generation import is_delayed
 

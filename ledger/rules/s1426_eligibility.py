@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from ledger.fuels import Fuel
+from ledger.domain.fuels import Fuel
 from ledger.rules.catalogue import rule
 from ledger.rules.s1426_generation import GEN_OTHER_PARTY_FUEL, GenerationInput
 

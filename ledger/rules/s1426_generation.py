@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from ledger.fuels import (
+from ledger.domain.fuels import (
     APPROVED_EV,
     BTU_PER_GALLON,
     DEFAULT_EV,
@@ -31,9 +31,9 @@ from ledger.fuels import (
     round_half_up,
     rr,
 )
-from ledger.rin import D_CODES, MAX_SERIAL, RIN_RR
+from ledger.domain.rin import D_CODES, MAX_SERIAL, RIN_RR
 from ledger.rules.catalogue import rule
-from ledger.strict_types import AmountText, Flag, Integer, IsoDate, Text
+from ledger.domain.strict_types import AmountText, Flag, Integer, IsoDate, Text
 
 GEN_OTHER_PARTY_FUEL = rule(
     "GEN-OTHER-PARTY-FUEL", "§80.1426(c)(6)",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from decimal import ROUND_FLOOR, Decimal
 from enum import StrEnum
 
-from ledger.rin import D_CODES, RIN_D
+from ledger.domain.rin import D_CODES, RIN_D
 from ledger.rules.catalogue import rule
 from ledger.rules.s1407_obligations import Category
 

@@ -6,7 +6,7 @@ RINs" under §80.1474: such RINs are never transferred, nor retired for another 
 
 from __future__ import annotations
 
-from ledger.rin import RinBlock
+from ledger.domain.rin import RinBlock
 from ledger.rules.catalogue import rule
 
 SEP_REPLACEMENT_ONLY = rule(

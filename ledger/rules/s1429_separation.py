@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ledger.emts import EMTS_SEPARATION_REASON, SEPARATION_REASONS, SeparationReason
+from ledger.domain.emts import EMTS_SEPARATION_REASON, SEPARATION_REASONS, SeparationReason
 from ledger.rules.catalogue import Rule, rule
 from ledger.rules.s1428_rins import MAX_PER_GALLON
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from ledger.rin import BlockKey, RinBlock
+from ledger.domain.rin import BlockKey, RinBlock
 from ledger.rules.catalogue import rule
 from ledger.rules.s1407_obligations import Category
 from ledger.rules.s1427_compliance import valid_for

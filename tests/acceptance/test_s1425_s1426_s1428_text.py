@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ledger import Ledger, Result
-from ledger.rin import format_code, parse_code
+from ledger.domain.rin import format_code, parse_code
 from projections import Views
 
 PARTIES: list[tuple[str, list[str], list[str]]] = [

@@ -14,7 +14,7 @@ sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent)]
 
 from markets import three_party_market  # noqa: E402
 
-from ledger.ledger import Ledger  # noqa: E402
+from ledger.application.ledger import Ledger  # noqa: E402
 
 TRANSFERS = 210
 

@@ -11,7 +11,7 @@ from uuid import UUID
 import orjson
 from eventsourcing.persistence import Notification
 
-from ledger.chain import CHAIN_KEY, GENESIS, fold, link
+from ledger.infrastructure.chain import CHAIN_KEY, GENESIS, fold, link
 from red_team.attacker import files
 
 

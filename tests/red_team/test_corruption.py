@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ledger.party import Party
+from ledger.domain.party import Party
 from red_team.attacker import build, files, rin, verify
 
 

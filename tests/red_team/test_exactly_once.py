@@ -16,12 +16,12 @@ from eventsourcing.persistence import IntegrityError, OperationalError
 from test_concurrency import generate, party
 from typer.testing import CliRunner
 
-import ledger.ledger as ledger_module
+import ledger.application.ledger as ledger_module
 from ledger import Ledger
-from ledger.cli import app
-from ledger.errors import StoreError
-from ledger.party import Party
-from ledger.recorder import BatchSQLiteApplicationRecorder
+from ledger.cli.main import app
+from ledger.domain.errors import StoreError
+from ledger.domain.party import Party
+from ledger.infrastructure.sqlite_recorder import BatchSQLiteApplicationRecorder
 
 PRODUCER, BUYER = "1001", "2001"
 SALES = 60  # id-less sales of 10 gallon-RINs (with 4 gallons of ethanol, EV 1.0 at 2.5/gal)

@@ -25,12 +25,12 @@ from eventsourcing.persistence import OperationalError
 from test_hostile_input import BASE
 from typer.testing import CliRunner
 
-from ledger.cli import app, load_simulator
-from ledger.ledger import Ledger
-from ledger.service import UnitOfWork
+from ledger.cli.main import app, load_simulator
+from ledger.application.ledger import Ledger
+from ledger.application.handlers import UnitOfWork
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = "from ledger.cli import main; main()"
+CLI = "from ledger.cli.main import main; main()"
 FAST = {"RINLEDGER_SQLITE_LOCK_TIMEOUT": "1", "RINLEDGER_POSTGRES_CONNECT_TIMEOUT": "1"}
 CLOSED_PORT = "postgresql://rin:rin@127.0.0.1:1/rin"
 

@@ -15,9 +15,9 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from ledger.cli import app
-from ledger.party import Party
-from ledger.persistence import store_env
+from ledger.cli.main import app
+from ledger.domain.party import Party
+from ledger.infrastructure.transcodings import store_env
 from red_team.attacker import build, files, rin, verify
 from red_team.rewrite import rewrite_history
 

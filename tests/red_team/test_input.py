@@ -26,10 +26,10 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 from test_hostile_input import BASE, seeded, stored
 
-from ledger.commands import COMMAND_TYPES, ByAttributes, ByCode, parse_command
-from ledger.errors import InputError
-from ledger.json_lines import MAX_LINE_BYTES
-from ledger.ledger import Ledger
+from ledger.domain.commands import COMMAND_TYPES, ByAttributes, ByCode, parse_command
+from ledger.domain.errors import InputError
+from ledger.application.json_lines import MAX_LINE_BYTES
+from ledger.application.ledger import Ledger
 from ledger.rules.s1426_generation import Component, Feedstock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,7 +176,7 @@ def test_json_numbers_are_read_exactly(world: Ledger, number: str, status: str) 
 
 def command_models() -> list[type[BaseModel]]:
     """Every model a line may hold: the nine commands and the models nested in them."""
-    from ledger import commands
+    from ledger.domain import commands
 
     tops = [model for model in vars(commands).values()
             if isinstance(model, type) and issubclass(model, commands.CommandBase)
@@ -332,7 +332,7 @@ def rin_apply(data: Path, *files: Path, **env: str) -> tuple[subprocess.Complete
     script = ("import atexit, re, sys\n"
               "atexit.register(lambda: print('PEAK', re.search(r'VmHWM:\\s+(\\d+)', open("
               "'/proc/self/status').read())[1], file=sys.stderr))\n"
-              "from ledger.cli import main\nmain()\n")
+              "from ledger.cli.main import main\nmain()\n")
     done = subprocess.run(
         [sys.executable, "-c", script, "--data", str(data), "apply", *map(str, files)],
         cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, **env},

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ledger.cli import app
-from ledger.ledger import Ledger
-from ledger.signing import KeyRequired, keygen, load_public, signature_holds
+from ledger.cli.main import app
+from ledger.application.ledger import Ledger
+from ledger.infrastructure.signing import KeyRequired, keygen, load_public, signature_holds
 from red_team.attacker import build, files, make_key, rin, verify
 from red_team.rewrite import rewrite_history
 
@@ -142,7 +142,7 @@ def test_a_signed_store_refuses_writes_without_its_key(signed: tuple[Path, Path]
     lines = tmp_path / "theft.jsonl"
     lines.write_text(json.dumps(THEFT) + "\n")
     run = subprocess.run(
-        [sys.executable, "-c", "from ledger.cli import main; main()", "--data", str(data),
+        [sys.executable, "-c", "from ledger.cli.main import main; main()", "--data", str(data),
          "apply", "-q", str(lines)], capture_output=True, text=True, cwd=Path(__file__).parents[2],
         env={**os.environ, "RIN_KEY": ""}, check=False)
     assert run.returncode == 2, run.stderr

@@ -10,7 +10,7 @@ from typing import Any
 from conftest import Store
 from test_concurrency import code, generate, party, transfer
 
-from ledger.party import Party
+from ledger.domain.party import Party
 from projections import Views
 
 BUYER, OTHER = "2001", "2002"

@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ledger.ledger import Ledger
+from ledger.application.ledger import Ledger
 from projections.lineage import LINEAGE
 from red_team.attacker import build, rin, verify
 

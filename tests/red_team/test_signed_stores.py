@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from conftest import Store
 
-from ledger.audit import audit
-from ledger.ledger import Ledger
-from ledger.signing import KeyRequired, Signer, load_private, load_public
+from ledger.infrastructure.audit import audit
+from ledger.application.ledger import Ledger
+from ledger.infrastructure.signing import KeyRequired, Signer, load_private, load_public
 from red_team.attacker import MARKET, make_key
 
 
@@ -37,7 +37,7 @@ def test_signed_heads_on_each_store(store: Store, tmp_path: Path) -> None:
         with pytest.raises(KeyRequired):
             ledger.apply(MARKET[20])
         # nothing stored: PostgreSQL's recorder commits what a later hook refuses, so the
-        # key is checked before the insert (ledger/postgres_recorder.py)
+        # key is checked before the insert (ledger/infrastructure/postgres_recorder.py)
         assert ledger.position() == before
         table = ledger.app.recorder.heads.table  # type: ignore[attr-defined]
         execute(ledger, f"UPDATE {table} SET signature = NULL WHERE notification_id = "

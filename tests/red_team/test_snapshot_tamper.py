@@ -18,10 +18,10 @@ from typing import Any
 import orjson
 import pytest
 
-from ledger.chain import SEAL_KEY
-from ledger.ledger import Ledger
-from ledger.party import Party
-from ledger.snapshot_seal import body_digest
+from ledger.infrastructure.chain import SEAL_KEY
+from ledger.application.ledger import Ledger
+from ledger.domain.party import Party
+from ledger.infrastructure.snapshot_seal import body_digest
 from red_team.attacker import build, files, make_key, verify
 
 DATA = Path(__file__).resolve().parent.parent / "data"

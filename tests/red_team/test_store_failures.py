@@ -12,8 +12,8 @@ from conftest import Store
 from eventsourcing.persistence import OperationalError
 
 from ledger import Ledger
-from ledger.errors import StoreError
-from ledger.party import Party
+from ledger.domain.errors import StoreError
+from ledger.domain.party import Party
 from red_team.test_exactly_once import failing_after, sale, setup, stored_sales
 
 

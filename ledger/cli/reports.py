@@ -1,5 +1,5 @@
 """The `rin` report commands over the read models (`projections`): holdings, quarterly,
-compliance, trace and project (verify is in ledger/cli_trust.py). Each report brings the views
+compliance, trace and project (verify is in ledger/cli/trust.py). Each report brings the views
 up to date first."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
-from ledger import cli_arguments as arguments
-from ledger.cli import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger, progress_bar
+from ledger.cli import arguments
+from ledger.cli.main import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger, progress_bar
 from projections import VIEWS_FILE, Views
 from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
 from projections.invalid import COLUMNS as INVALID_COLUMNS

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import orjson
 
-from ledger.errors import InputError
+from ledger.domain.errors import InputError
 
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: a real line is a few hundred bytes, a 1,000-way split 10 KB
 MAX_KEYS = 100  # keys in one JSON object: the largest command, `generate`, has 29 fields

@@ -13,7 +13,7 @@ from uuid import UUID
 
 from eventsourcing.application import Application
 
-from ledger.invalidation import BatchInvalidation
+from ledger.domain.invalidation import BatchInvalidation
 
 PAGE = 1_000
 

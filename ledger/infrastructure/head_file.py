@@ -1,6 +1,6 @@
 """The latest head kept in a second place: `head.json` beside a SQLite event store.
 
-The head rows live in the store (ledger/heads.py), so someone who deletes a tail of events and
+The head rows live in the store (ledger/infrastructure/heads.py), so someone who deletes a tail of events and
 the head rows over it leaves a smaller store that is consistent in itself. After each commit the
 ledger also writes its head to `<data>/head.json` (atomically, by rename); `verify` checks the
 store still holds that head. This raises the bar (two places to roll back, not one) but is no
@@ -20,7 +20,7 @@ import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.application import Application
 
-from ledger.signing import Signer
+from ledger.infrastructure.signing import Signer
 
 HEAD_FILE = "head.json"
 KeySource = str | os.PathLike[str] | Ed25519PrivateKey | Signer | None

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ledger.party import Party
-from ledger.rin import RinBlock
+from ledger.domain.party import Party
+from ledger.domain.rin import RinBlock
 from ledger.rules.s1407_obligations import Category
 from ledger.rules.s1427_compliance import Retirement, YearReport, chain_positions
 from ledger.rules.s1429_separation import UNBLENDED

@@ -9,11 +9,11 @@ from uuid import UUID
 from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.persistence import EventStore, JSONTranscoder, Recording
 
-from ledger.command_log import CommandRecord
-from ledger.party import Party
-from ledger.persistence import register_transcodings
-from ledger.read_check import UNCHANGED
-from ledger.snapshot_seal import SealedSnapshots, SealingMapper
+from ledger.application.idempotency import CommandRecord
+from ledger.domain.party import Party
+from ledger.infrastructure.transcodings import register_transcodings
+from ledger.infrastructure.read_check import UNCHANGED
+from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +30,8 @@ class LedgerApp(Application):
         register_transcodings(transcoder)
 
     def construct_mapper(self) -> SealingMapper:
-        """Events are hash-chained per aggregate for tamper evidence (ledger/chain.py), and
-        snapshots sealed to that chain (ledger/snapshot_seal.py)."""
+        """Events are hash-chained per aggregate for tamper evidence (ledger/infrastructure/chain.py), and
+        snapshots sealed to that chain (ledger/infrastructure/snapshot_seal.py)."""
         return SealingMapper(
             self.construct_transcoder(), lambda: self.recorder,
             final_topics=(CommandRecord.Applied.TOPIC,),
@@ -56,7 +56,7 @@ class LedgerApp(Application):
         and check each object against the library's runtime protocols, which costs more than
         storing it); `aggregates` are those the events came from, for snapshots; the save
         fails as a conflict unless each aggregate of `unchanged` is still at the version
-        given (ledger/read_check.py)."""
+        given (ledger/infrastructure/read_check.py)."""
         processing_event: ProcessingEvent = ProcessingEvent()
         processing_event.saved_kwargs[UNCHANGED] = unchanged
         processing_event.events.extend(events)

@@ -1,5 +1,5 @@
 """The PostgreSQL application recorder: the library's, also checking that what a save only read
-is unchanged (ledger/read_check.py) and storing each transaction's head row (ledger/heads.py).
+is unchanged (ledger/infrastructure/read_check.py) and storing each transaction's head row (ledger/infrastructure/heads.py).
 Imported only for a PostgreSQL store (psycopg).
 
 This is the one place that uses private hooks of eventsourcing 9.5.6's
@@ -28,8 +28,8 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
-from ledger.heads import TABLE, HeadWriter, create_postgres, notification
-from ledger.read_check import UNCHANGED, check_unchanged
+from ledger.infrastructure.heads import TABLE, HeadWriter, create_postgres, notification
+from ledger.infrastructure.read_check import UNCHANGED, check_unchanged
 
 
 class LedgerPostgresRecorder(PostgresApplicationRecorder):

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
-from ledger.ranges import SerialSet
-from ledger.rin import BlockKey, RinBlock, stored_key
+from ledger.domain.ranges import SerialSet
+from ledger.domain.rin import BlockKey, RinBlock, stored_key
 
 Slot = tuple[int, int, int]  # (D code, vintage, K)
 Record = list[object]  # [prefix, generated, fuel, acquired, intervals]: one key, one date

@@ -27,7 +27,7 @@ class CommandRecord(Aggregate):
     """The fact that the command with this client id was applied, its content digest, and the
     events it stored (`"<aggregate id hex>:<version>"`, in log order, just before the record):
     `verify` checks that each record directly follows exactly those events, so a record forged
-    for a line not yet applied names events that are not there (ledger/audit.py)."""
+    for a line not yet applied names events that are not there (ledger/infrastructure/audit.py)."""
 
     TOPIC = "rin_ledger:CommandRecord"
 

@@ -10,12 +10,12 @@ from typing import Annotated, Any
 
 import typer
 
-from ledger.audit import audit
-from ledger.chain import chain_head
-from ledger.cli import STATE, app, err, open_ledger
-from ledger.cli_failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
-from ledger.heads import Head
-from ledger.signing import KeyProblem, load_public
+from ledger.infrastructure.audit import audit
+from ledger.infrastructure.chain import chain_head
+from ledger.cli.main import STATE, app, err, open_ledger
+from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
+from ledger.infrastructure.heads import Head
+from ledger.infrastructure.signing import KeyProblem, load_public
 from projections import VIEWS_FILE, Views
 
 
@@ -23,8 +23,8 @@ from projections import VIEWS_FILE, Views
 def keygen(path: Annotated[Path, typer.Argument(help="private key file to write (0600)")]
            ) -> None:
     """Write an Ed25519 key pair: FILE (private, mode 0600) and FILE.pub (public)."""
-    from ledger.signing import fingerprint, load_private
-    from ledger.signing import keygen as write_pair
+    from ledger.infrastructure.signing import fingerprint, load_private
+    from ledger.infrastructure.signing import keygen as write_pair
 
     try:
         private, public = write_pair(path)
@@ -57,7 +57,7 @@ def current_head(ledger: Any) -> dict[str, Any]:
     if ledger.signer is not None:
         return Head(head["notification_id"], head["hash"], ledger.signer.fingerprint,
                     ledger.signer.sign(head["notification_id"], head["hash"])).to_dict()
-    from ledger.audit import stored_heads
+    from ledger.infrastructure.audit import stored_heads
 
     for stored in stored_heads(ledger.app):
         if stored.notification_id == head["notification_id"] and stored.hash == head["hash"]:

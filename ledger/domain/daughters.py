@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 
-from ledger.rin import RinBlock
+from ledger.domain.rin import RinBlock
 from ledger.rules.catalogue import rule
 
 SPLIT_PARENT = rule(

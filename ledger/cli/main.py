@@ -20,17 +20,17 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ledger.cli_arguments import data_folder, store_url
-from ledger.cli_failures import (
+from ledger.cli.arguments import data_folder, store_url
+from ledger.cli.failures import (
     STORE_ERRORS,
     STORE_FAILED,
     print_failure,
     store_failure,
     store_failures_exit,
 )
-from ledger.json_lines import RefusedLine, file_lines
-from ledger.ledger import Ledger, Result
-from ledger.signing import StoreRefused
+from ledger.application.json_lines import RefusedLine, file_lines
+from ledger.application.ledger import Ledger, Result
+from ledger.infrastructure.signing import StoreRefused
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_enable=False
@@ -226,7 +226,7 @@ def demo(
         if not quiet:
             err.print(f"{size:,} simulated lines applied, {rejected:,} rejected")
         raise typer.Exit(1 if rejected else 0)
-    from ledger.demo import run_demo
+    from ledger.application.demo import run_demo
 
     with open_ledger() as ledger:
         counts, refused = run_demo(ledger)
@@ -264,7 +264,7 @@ def load_simulator() -> Any:
     """The market simulator, `scripts/simulate.py` of the source tree this package runs from."""
     import importlib.util
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "simulate.py"
+    path = Path(__file__).resolve().parents[2] / "scripts" / "simulate.py"
     spec = importlib.util.spec_from_file_location("rin_simulate", path)
     if spec is None or spec.loader is None or not path.exists():
         raise typer.BadParameter(f"--size needs the simulator at {path}")
@@ -274,8 +274,8 @@ def load_simulator() -> Any:
     return module
 
 
-import ledger.cli_reports  # noqa: E402
-import ledger.cli_trust  # noqa: F401,E402
+import ledger.cli.reports  # noqa: E402
+import ledger.cli.trust  # noqa: F401,E402
 
 
 def main() -> None:

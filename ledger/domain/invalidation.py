@@ -14,8 +14,8 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
-from ledger.ranges import SerialSet
-from ledger.rin import BatchId, RinBlock
+from ledger.domain.ranges import SerialSet
+from ledger.domain.rin import BatchId, RinBlock
 
 INVALIDATION_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/invalidation")
 

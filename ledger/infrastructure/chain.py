@@ -7,7 +7,7 @@ or inserting a stored row breaks a link that `verify_chain` recomputes and names
 folds every notification, in id order, into one running hash; an auditor who exported the
 head at notification N can later prove that nothing up to N changed (`chain_head(app, N)`).
 Snapshots are derived state, stored through the same mapper and never chained, but sealed to
-the chain of the event at their version (ledger/snapshot_seal.py).
+the chain of the event at their version (ledger/infrastructure/snapshot_seal.py).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic
 
 CHAIN_KEY = "chain"
-SEAL_KEY = "seal"  # a snapshot's binding to the chain (ledger/snapshot_seal.py)
+SEAL_KEY = "seal"  # a snapshot's binding to the chain (ledger/infrastructure/snapshot_seal.py)
 GENESIS = ""
 CACHE_SIZE = 20_000  # aggregates whose latest chain is remembered (one entry each)
 PAGE = 1_000

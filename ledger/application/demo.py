@@ -13,7 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ledger.ledger import Ledger, Result
+    from ledger.application.ledger import Ledger, Result
 
 PARTIES = [
     ("1001", "Prairie Ethanol LLC", ["producer"], ["20001"]),

@@ -5,7 +5,7 @@ notification id). This one sends up to `ROWS_PER_STATEMENT` events per multi-row
 `INSERT … RETURNING rowid` (SQLite ≥ 3.35). SQLite does not promise the order of RETURNING rows,
 but inside one write transaction an ordinary rowid table gives each new row the largest rowid
 plus one, so the sorted rowids are the rows' insertion order, which is the events' order.
-It also stores each transaction's head row (ledger/heads.py) in the same transaction.
+It also stores each transaction's head row (ledger/infrastructure/heads.py) in the same transaction.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from uuid import UUID
 from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
 
-from ledger.heads import CREATE_SQLITE, HeadWriter, notification
-from ledger.read_check import UNCHANGED, check_unchanged
+from ledger.infrastructure.heads import CREATE_SQLITE, HeadWriter, notification
+from ledger.infrastructure.read_check import UNCHANGED, check_unchanged
 
 #: 4 parameters a row; SQLite ≥ 3.32 allows 32,766 parameters a statement
 ROWS_PER_STATEMENT = 500
@@ -53,7 +53,7 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
     ) -> Sequence[int] | None:
         notification_ids = self._insert_rows(c, stored_events)
         # After the inserts this transaction holds SQLite's write lock and reads the latest
-        # commit: what the save only read cannot move until it ends (ledger/read_check.py).
+        # commit: what the save only read cannot move until it ends (ledger/infrastructure/read_check.py).
         check_unchanged(kwargs.get(UNCHANGED), lambda ids: self._latest(c, ids))
         return notification_ids
 

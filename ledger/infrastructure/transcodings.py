@@ -14,17 +14,17 @@ from urllib.parse import unquote, urlparse
 
 from eventsourcing.persistence import JSONTranscoder, Transcoding
 
-from ledger.fuel_book import FuelBook
-from ledger.holdings import Holdings
-from ledger.recorder import TOPIC as RECORDER_TOPIC
-from ledger.rin import RinBlock, stored_block
+from ledger.domain.fuel_book import FuelBook
+from ledger.domain.holdings import Holdings
+from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
+from ledger.domain.rin import RinBlock, stored_block
 
 DEFAULT_DATA = "./rin-data"
 EVENTS_FILE = "events.sqlite"
 # Aggregates kept in memory between commands; fast-forwarded from the store on each use, so
 # another writer's events are never missed (about the number of parties in the market).
 AGGREGATE_CACHE_MAXSIZE = "5000"
-POSTGRES_RECORDER_TOPIC = "ledger.postgres_recorder:LedgerPostgresRecorder"  # needs psycopg
+POSTGRES_RECORDER_TOPIC = "ledger.infrastructure.postgres_recorder:LedgerPostgresRecorder"  # needs psycopg
 
 
 class DateAsISO(Transcoding):

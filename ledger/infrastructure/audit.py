@@ -1,13 +1,13 @@
 """`audit`: check every fact the write side stores, in one pass over the notification log.
 
-- Each aggregate's hash chain (ledger/chain.py): an edited, deleted, reordered or inserted event.
+- Each aggregate's hash chain (ledger/infrastructure/chain.py): an edited, deleted, reordered or inserted event.
 - The notification sequence: on SQLite, where ids have no gaps but deleted rows, a missing id.
-- The head rows (ledger/heads.py): each equals the fold of the log up to it; the last one is at
+- The head rows (ledger/infrastructure/heads.py): each equals the fold of the log up to it; the last one is at
   the last notification (events after it were added outside the ledger; a head past the end
   means a deleted tail); with a public key, every head since signing began carries that key's
   valid signature, and the last head is signed.
-- `head.json` (ledger/head_file.py) and an exported head: the store still holds them.
-- Command records: each directly follows exactly the events it names (ledger/command_log.py).
+- `head.json` (ledger/infrastructure/head_file.py) and an exported head: the store still holds them.
+- Command records: each directly follows exactly the events it names (ledger/application/idempotency.py).
 - Snapshots: each equals the replay of its aggregate's events up to its version.
 
 Every problem names where it is (aggregate, version, notification id, table and row).
@@ -26,14 +26,14 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Notification
 
-from ledger.chain import GENESIS, SEAL_KEY, Links, fold, notifications
-from ledger.command_log import CommandRecord, event_name
-from ledger.head_file import read_head_file
-from ledger.heads import TABLE as HEADS_TABLE
-from ledger.heads import Head
-from ledger.row_types import malformed_rows
-from ledger.signing import fingerprint, signature_holds
-from ledger.snapshot_seal import seal_problem
+from ledger.infrastructure.chain import GENESIS, SEAL_KEY, Links, fold, notifications
+from ledger.application.idempotency import CommandRecord, event_name
+from ledger.infrastructure.head_file import read_head_file
+from ledger.infrastructure.heads import TABLE as HEADS_TABLE
+from ledger.infrastructure.heads import Head
+from ledger.infrastructure.row_types import malformed_rows
+from ledger.infrastructure.signing import fingerprint, signature_holds
+from ledger.infrastructure.snapshot_seal import seal_problem
 
 PAGE = 1_000
 WINDOW = 256  # the most events one command stores, and more

@@ -7,7 +7,7 @@ and its Ed25519 signature of (id, head). Inserts are serialized by the store (SQ
 lock, taken by the events' INSERT before anything here is read; PostgreSQL's table lock), so
 each row folds onto the previous one. A store whose last head is signed refuses, inside the
 transaction, events from a writer without that key (`KeyRequired`). `verify` recomputes every
-row, checks the signatures, and finds a deleted tail by the last row (ledger/audit.py).
+row, checks the signatures, and finds a deleted tail by the last row (ledger/infrastructure/audit.py).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from uuid import UUID
 import orjson
 from eventsourcing.persistence import Notification, StoredEvent
 
-from ledger.chain import GENESIS, fold
-from ledger.signing import KeyRequired, Signer, StoreRefused
+from ledger.infrastructure.chain import GENESIS, fold
+from ledger.infrastructure.signing import KeyRequired, Signer, StoreRefused
 
 TABLE = "rin_heads"
 COLUMNS = "(notification_id {id} PRIMARY KEY, hash TEXT NOT NULL, key TEXT, signature TEXT)"

@@ -17,17 +17,17 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, InternalError, PersistenceError, Recording
 
-from ledger.application import LedgerApp
-from ledger.command_log import ids_are_ordered
-from ledger.commands import parse_command
-from ledger.daughters import cut
-from ledger.errors import LedgerError, RuleViolation, StoreError, WriteConflict
-from ledger.head_file import KeySource, keep_head, use_key
-from ledger.invalidation_index import InvalidationIndex
-from ledger.party import Party
-from ledger.persistence import store_env
-from ledger.postgres_setup import setup_lock
-from ledger.service import UnitOfWork, handle
+from ledger.infrastructure.event_store import LedgerApp
+from ledger.application.idempotency import ids_are_ordered
+from ledger.domain.commands import parse_command
+from ledger.domain.daughters import cut
+from ledger.domain.errors import LedgerError, RuleViolation, StoreError, WriteConflict
+from ledger.infrastructure.head_file import KeySource, keep_head, use_key
+from ledger.infrastructure.invalidation_index import InvalidationIndex
+from ledger.domain.party import Party
+from ledger.infrastructure.transcodings import store_env
+from ledger.infrastructure.postgres_setup import setup_lock
+from ledger.application.handlers import UnitOfWork, handle
 
 RETRIES = 30
 CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
@@ -61,7 +61,7 @@ def pause(attempt: int) -> None:
 
 def open_app(env: dict[str, Any]) -> LedgerApp:
     """The application on its store, its tables created by one process at a time
-    (ledger/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of the
+    (ledger/infrastructure/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of the
     library's table set-up run by two processes at once ("tuple concurrently updated"), which a
     process not taking the lock (an older release) can still cause: retry."""
     for attempt in range(RETRIES - 1):
@@ -114,7 +114,7 @@ class Ledger:
         env: dict[str, str] | None = None, key: KeySource = None,
     ) -> None:
         """`key`: the Ed25519 private key (a PEM file or a key) that signs each transaction's
-        head (ledger/heads.py); a store once signed refuses writes without it."""
+        head (ledger/infrastructure/heads.py); a store once signed refuses writes without it."""
         try:
             self.app = open_app({**store_env(data, store), **(env or {})})
             self.signer = use_key(self.app, key)

@@ -16,10 +16,10 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
-from ledger.daughters import add_cut
-from ledger.fuel_book import FuelBook
-from ledger.holdings import Holdings
-from ledger.rin import RinBlock
+from ledger.domain.daughters import add_cut
+from ledger.domain.fuel_book import FuelBook
+from ledger.domain.holdings import Holdings
+from ledger.domain.rin import RinBlock
 from ledger.rules.s1426_delayed import emts_production_date
 
 STANDARD_TRADE = 10  # EMTS buy/sell reason 010, standard trade

@@ -13,7 +13,7 @@ import typer
 from eventsourcing.persistence import PersistenceError
 from rich.console import Console
 
-from ledger.errors import StoreError
+from ledger.domain.errors import StoreError
 
 STORE_FAILED = 3
 

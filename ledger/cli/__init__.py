@@ -1,0 +1,1 @@
+"""The `rin` command line: the one place that imports both the ledger and `projections`."""
