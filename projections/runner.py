@@ -20,8 +20,8 @@ from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError, Notification, Tracking
 from eventsourcing.utils import get_topic
 
-from ledger.domain.invalidation import BatchInvalidation
 from ledger.application.ledger import Ledger
+from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from projections import (
     compliance,

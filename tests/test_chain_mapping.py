@@ -13,11 +13,11 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Mapper, StoredEvent
 
 from ledger import Ledger
-from ledger.infrastructure.chain import CHAIN_KEY, ChainMapper, link
-from ledger.cli.main import load_simulator
 from ledger.application.idempotency import CommandRecord
+from ledger.cli.main import load_simulator
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
+from ledger.infrastructure.chain import CHAIN_KEY, ChainMapper, link
 
 
 def two_pass(mapper: ChainMapper, event: typing.Any, previous: str) -> StoredEvent:

@@ -34,9 +34,9 @@ from hypothesis.stateful import (
 from long_profile import LONG, sized, tally
 from sqlite_utils import Database
 
+from ledger.application.ledger import Ledger, Result
 from ledger.domain.fuel_book import FuelBook
 from ledger.domain.holdings import Holdings
-from ledger.application.ledger import Ledger, Result
 from ledger.domain.party import Party
 from ledger.domain.rin import parse_code
 from projections import Views, compliance, holdings, quarterly

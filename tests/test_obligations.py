@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 
 from ledger.domain.errors import RuleViolation
-from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
 from ledger.domain.standards import load_standards
+from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
 
 CB, BBD, AB, RF = Category.CB, Category.BBD, Category.AB, Category.RF
 

@@ -1,6 +1,6 @@
-"""The recorders' check over what a save only read (ledger/infrastructure/read_check.py): a save naming an
-aggregate it read at a version the store has moved past is refused as a conflict and stores
-nothing; the PostgreSQL recorder passes the library's own application-recorder test case."""
+"""The recorders' check over what a save only read (ledger/infrastructure/read_check.py): a save
+naming an aggregate it read at a version the store has moved past is refused as a conflict and
+stores nothing; the PostgreSQL recorder passes the library's own application-recorder test case."""
 
 from __future__ import annotations
 

@@ -13,13 +13,13 @@ from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import get_topic
 
 from ledger import Ledger
-from ledger.infrastructure.transcodings import store_env
 from ledger.infrastructure.sqlite_recorder import (
     CHECKPOINT_PAGES,
     ROWS_PER_STATEMENT,
     TOPIC,
     BatchSQLiteApplicationRecorder,
 )
+from ledger.infrastructure.transcodings import store_env
 
 
 class FileRecorder:

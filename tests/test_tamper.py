@@ -18,11 +18,11 @@ import pytest
 from eventsourcing.persistence import IntegrityError
 from markets import three_party_market
 
-from ledger.infrastructure.chain import CHAIN_KEY, chain_head, link, verify_chain
-from ledger.domain.commands import parse_command
-from ledger.application.ledger import Ledger
-from ledger.domain.party import Party
 from ledger.application.handlers import UnitOfWork, handle
+from ledger.application.ledger import Ledger
+from ledger.domain.commands import parse_command
+from ledger.domain.party import Party
+from ledger.infrastructure.chain import CHAIN_KEY, chain_head, link, verify_chain
 
 TABLE = "stored_events"
 # One ethanol batch of 100,000 standardized gallons × EV 1.0 = 100,000 gallon-RINs (§80.1415),

@@ -17,16 +17,17 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import Recording
 
-from ledger.domain import commands as c
-from ledger.infrastructure.event_store import LedgerApp
 from ledger.application.idempotency import CommandRecord, event_name, ids_are_ordered
+from ledger.domain import commands as c
 from ledger.domain.daughters import check_not_parent, cut
 from ledger.domain.emts import TRADE_REASONS, retirement_reason, separation_reason
 from ledger.domain.errors import InputError, LedgerError
 from ledger.domain.invalidation import BatchInvalidation
-from ledger.infrastructure.invalidation_index import InvalidationIndex
 from ledger.domain.party import Party
 from ledger.domain.rin import BatchId, BlockKey, RinBlock, check_batch_unique, parse_code
+from ledger.domain.separation_year import separation_year
+from ledger.infrastructure.event_store import LedgerApp
+from ledger.infrastructure.invalidation_index import InvalidationIndex
 from ledger.rules import s1426_delayed as dl
 from ledger.rules import s1426_eligibility as elig
 from ledger.rules import s1426_generation as gen
@@ -38,7 +39,6 @@ from ledger.rules import s1429_separation as sep
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1450_registration as reg
 from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
-from ledger.domain.separation_year import separation_year
 
 
 @dataclass

@@ -17,17 +17,17 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, InternalError, PersistenceError, Recording
 
-from ledger.infrastructure.event_store import LedgerApp
+from ledger.application.handlers import UnitOfWork, handle
 from ledger.application.idempotency import ids_are_ordered
 from ledger.domain.commands import parse_command
 from ledger.domain.daughters import cut
 from ledger.domain.errors import LedgerError, RuleViolation, StoreError, WriteConflict
+from ledger.domain.party import Party
+from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.head_file import KeySource, keep_head, use_key
 from ledger.infrastructure.invalidation_index import InvalidationIndex
-from ledger.domain.party import Party
-from ledger.infrastructure.transcodings import store_env
 from ledger.infrastructure.postgres_setup import setup_lock
-from ledger.application.handlers import UnitOfWork, handle
+from ledger.infrastructure.transcodings import store_env
 
 RETRIES = 30
 CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
@@ -61,8 +61,8 @@ def pause(attempt: int) -> None:
 
 def open_app(env: dict[str, Any]) -> LedgerApp:
     """The application on its store, its tables created by one process at a time
-    (ledger/infrastructure/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of the
-    library's table set-up run by two processes at once ("tuple concurrently updated"), which a
+    (ledger/infrastructure/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of
+    the library's table set-up run by two processes at once ("tuple concurrently updated"), which a
     process not taking the lock (an older release) can still cause: retry."""
     for attempt in range(RETRIES - 1):
         try:

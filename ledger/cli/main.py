@@ -20,6 +20,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ledger.application.json_lines import RefusedLine, file_lines
+from ledger.application.ledger import Ledger, Result
 from ledger.cli.arguments import data_folder, store_url
 from ledger.cli.failures import (
     STORE_ERRORS,
@@ -28,8 +30,6 @@ from ledger.cli.failures import (
     store_failure,
     store_failures_exit,
 )
-from ledger.application.json_lines import RefusedLine, file_lines
-from ledger.application.ledger import Ledger, Result
 from ledger.infrastructure.signing import StoreRefused
 
 app = typer.Typer(

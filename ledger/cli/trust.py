@@ -10,10 +10,10 @@ from typing import Annotated, Any
 
 import typer
 
+from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
+from ledger.cli.main import STATE, app, err, open_ledger
 from ledger.infrastructure.audit import audit
 from ledger.infrastructure.chain import chain_head
-from ledger.cli.main import STATE, app, err, open_ledger
-from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
 from ledger.infrastructure.heads import Head
 from ledger.infrastructure.signing import KeyProblem, load_public
 from projections import VIEWS_FILE, Views

@@ -21,11 +21,11 @@ from pydantic import (
     model_validator,
 )
 
-from ledger.domain.errors import InputError
 from ledger.application.json_lines import RefusedLine, parse_line
+from ledger.domain.errors import InputError
+from ledger.domain.strict_types import AmountText, Flag, Integer, IntegerKey, IsoDate, Text
 from ledger.rules.s1426_generation import GenerationInput
 from ledger.rules.s1431_invalid import Cause
-from ledger.domain.strict_types import AmountText, Flag, Integer, IntegerKey, IsoDate, Text
 
 PartyId = Annotated[Text, Field(pattern=r"^[0-9]{4}$", description="4-digit company id")]
 FacilityId = Annotated[Text, Field(pattern=r"^[0-9]{5}$", description="5-digit facility id")]

@@ -11,9 +11,9 @@ from eventsourcing.persistence import EventStore, JSONTranscoder, Recording
 
 from ledger.application.idempotency import CommandRecord
 from ledger.domain.party import Party
-from ledger.infrastructure.transcodings import register_transcodings
 from ledger.infrastructure.read_check import UNCHANGED
 from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
+from ledger.infrastructure.transcodings import register_transcodings
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +30,9 @@ class LedgerApp(Application):
         register_transcodings(transcoder)
 
     def construct_mapper(self) -> SealingMapper:
-        """Events are hash-chained per aggregate for tamper evidence (ledger/infrastructure/chain.py), and
-        snapshots sealed to that chain (ledger/infrastructure/snapshot_seal.py)."""
+        """Events are hash-chained per aggregate for tamper evidence
+        (ledger/infrastructure/chain.py), and snapshots sealed to that chain
+        (ledger/infrastructure/snapshot_seal.py)."""
         return SealingMapper(
             self.construct_transcoder(), lambda: self.recorder,
             final_topics=(CommandRecord.Applied.TOPIC,),

@@ -1,10 +1,10 @@
 """The latest head kept in a second place: `head.json` beside a SQLite event store.
 
-The head rows live in the store (ledger/infrastructure/heads.py), so someone who deletes a tail of events and
-the head rows over it leaves a smaller store that is consistent in itself. After each commit the
-ledger also writes its head to `<data>/head.json` (atomically, by rename); `verify` checks the
-store still holds that head. This raises the bar (two places to roll back, not one) but is no
-proof: the file sits beside the data, so whoever can rewrite both can roll both back. Only a
+The head rows live in the store (ledger/infrastructure/heads.py), so someone who deletes a tail of
+events and the head rows over it leaves a smaller store that is consistent in itself. After each
+commit the ledger also writes its head to `<data>/head.json` (atomically, by rename); `verify`
+checks the store still holds that head. This raises the bar (two places to roll back, not one) but
+is no proof: the file sits beside the data, so whoever can rewrite both can roll both back. Only a
 head kept elsewhere (`rin verify --head` exported, then `--against`) catches that.
 """
 

@@ -7,7 +7,8 @@ and its Ed25519 signature of (id, head). Inserts are serialized by the store (SQ
 lock, taken by the events' INSERT before anything here is read; PostgreSQL's table lock), so
 each row folds onto the previous one. A store whose last head is signed refuses, inside the
 transaction, events from a writer without that key (`KeyRequired`). `verify` recomputes every
-row, checks the signatures, and finds a deleted tail by the last row (ledger/infrastructure/audit.py).
+row, checks the signatures, and finds a deleted tail by the last row
+(ledger/infrastructure/audit.py).
 """
 
 from __future__ import annotations

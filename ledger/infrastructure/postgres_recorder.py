@@ -1,6 +1,6 @@
 """The PostgreSQL application recorder: the library's, also checking that what a save only read
-is unchanged (ledger/infrastructure/read_check.py) and storing each transaction's head row (ledger/infrastructure/heads.py).
-Imported only for a PostgreSQL store (psycopg).
+is unchanged (ledger/infrastructure/read_check.py) and storing each transaction's head row
+(ledger/infrastructure/heads.py). Imported only for a PostgreSQL store (psycopg).
 
 This is the one place that uses private hooks of eventsourcing 9.5.6's
 `PostgresApplicationRecorder` (pinned by tests/test_read_check.py and

@@ -1,12 +1,12 @@
 """Snapshot seals: a snapshot is used to decide a command only if it is bound to the event chain.
 
 A snapshot is a cache of an aggregate's state at a version. When stored it gets a `seal`: the
-chain of its aggregate's event at that version (ledger/infrastructure/chain.py), the SHA-256 of its own
-stored bytes, and, with a key configured, an HMAC-SHA256 of both under a key derived from
-the signing key (ledger/infrastructure/signing.py). On load, a snapshot whose seal is missing or does not hold
-(state edited, event chain changed, MAC wrong or absent while a key is configured) is ignored:
-the aggregate is replayed from its events instead. Without a key the seal is a digest anyone
-can recompute, so it stops edits that do not recompute it; `verify` compares every snapshot
+chain of its aggregate's event at that version (ledger/infrastructure/chain.py), the SHA-256 of its
+own stored bytes, and, with a key configured, an HMAC-SHA256 of both under a key derived from
+the signing key (ledger/infrastructure/signing.py). On load, a snapshot whose seal is missing or
+does not hold (state edited, event chain changed, MAC wrong or absent while a key is configured) is
+ignored: the aggregate is replayed from its events instead. Without a key the seal is a digest
+anyone can recompute, so it stops edits that do not recompute it; `verify` compares every snapshot
 with the replay of its events either way (ledger/infrastructure/audit.py).
 """
 

@@ -53,7 +53,8 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
     ) -> Sequence[int] | None:
         notification_ids = self._insert_rows(c, stored_events)
         # After the inserts this transaction holds SQLite's write lock and reads the latest
-        # commit: what the save only read cannot move until it ends (ledger/infrastructure/read_check.py).
+        # commit: what the save only read cannot move until it ends
+        # (ledger/infrastructure/read_check.py).
         check_unchanged(kwargs.get(UNCHANGED), lambda ids: self._latest(c, ids))
         return notification_ids
 

@@ -16,15 +16,16 @@ from eventsourcing.persistence import JSONTranscoder, Transcoding
 
 from ledger.domain.fuel_book import FuelBook
 from ledger.domain.holdings import Holdings
-from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
 from ledger.domain.rin import RinBlock, stored_block
+from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
 
 DEFAULT_DATA = "./rin-data"
 EVENTS_FILE = "events.sqlite"
 # Aggregates kept in memory between commands; fast-forwarded from the store on each use, so
 # another writer's events are never missed (about the number of parties in the market).
 AGGREGATE_CACHE_MAXSIZE = "5000"
-POSTGRES_RECORDER_TOPIC = "ledger.infrastructure.postgres_recorder:LedgerPostgresRecorder"  # needs psycopg
+#: needs psycopg
+POSTGRES_RECORDER_TOPIC = "ledger.infrastructure.postgres_recorder:LedgerPostgresRecorder"
 
 
 class DateAsISO(Transcoding):

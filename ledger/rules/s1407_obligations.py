@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
-from ledger.rules.catalogue import rule
 from ledger.domain.standards import load_standards
+from ledger.rules.catalogue import rule
 
 OBL_STANDARD_YEAR = rule(
     "OBL-STANDARD-YEAR",

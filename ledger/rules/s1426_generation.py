@@ -32,8 +32,8 @@ from ledger.domain.fuels import (
     rr,
 )
 from ledger.domain.rin import D_CODES, MAX_SERIAL, RIN_RR
-from ledger.rules.catalogue import rule
 from ledger.domain.strict_types import AmountText, Flag, Integer, IsoDate, Text
+from ledger.rules.catalogue import rule
 
 GEN_OTHER_PARTY_FUEL = rule(
     "GEN-OTHER-PARTY-FUEL", "§80.1426(c)(6)",

@@ -15,8 +15,8 @@ from typing import Any
 from markets import three_party_market
 from typer.testing import CliRunner, Result
 
-from ledger.cli.main import app
 from ledger.application.ledger import Ledger
+from ledger.cli.main import app
 from ledger.infrastructure.signing import keygen
 
 #: one D6 batch of 100,000 gallon-RINs (§80.1415), 40,000 sold with 16,000 gallons, separated,

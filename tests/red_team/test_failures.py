@@ -25,9 +25,9 @@ from eventsourcing.persistence import OperationalError
 from test_hostile_input import BASE
 from typer.testing import CliRunner
 
-from ledger.cli.main import app, load_simulator
-from ledger.application.ledger import Ledger
 from ledger.application.handlers import UnitOfWork
+from ledger.application.ledger import Ledger
+from ledger.cli.main import app, load_simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = "from ledger.cli.main import main; main()"

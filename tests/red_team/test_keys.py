@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ledger.cli.main import app
 from ledger.application.ledger import Ledger
+from ledger.cli.main import app
 from ledger.infrastructure.signing import KeyRequired, keygen, load_public, signature_holds
 from red_team.attacker import build, files, make_key, rin, verify
 from red_team.rewrite import rewrite_history

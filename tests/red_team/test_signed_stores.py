@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from conftest import Store
 
-from ledger.infrastructure.audit import audit
 from ledger.application.ledger import Ledger
+from ledger.infrastructure.audit import audit
 from ledger.infrastructure.signing import KeyRequired, Signer, load_private, load_public
 from red_team.attacker import MARKET, make_key
 

@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 import pytest
 
-from ledger.infrastructure.chain import SEAL_KEY
 from ledger.application.ledger import Ledger
 from ledger.domain.party import Party
+from ledger.infrastructure.chain import SEAL_KEY
 from ledger.infrastructure.snapshot_seal import body_digest
 from red_team.attacker import build, files, make_key, verify
 

@@ -14,8 +14,8 @@ from typing import Any
 from conftest import Store
 from test_concurrency import generate, party, stored_ids
 
-from ledger.infrastructure.chain import verify_chain
 from ledger.domain.party import Party
+from ledger.infrastructure.chain import verify_chain
 from projections import Views, verify
 
 THREADS = 8

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger.infrastructure.heads import StoreTruncated
 from ledger.application.ledger import Ledger
+from ledger.infrastructure.heads import StoreTruncated
 from red_team.attacker import build, files, rin, verify
 
 MORE = {"type": "transfer", "date": "2024-03-09", "from": "2001", "to": "3001",

@@ -16,10 +16,10 @@ from conftest import Store
 from test_concurrency import code, generate, party, separate, transfer
 
 from ledger import Ledger
+from ledger.application.handlers import UnitOfWork
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.domain.rin import parse_code
-from ledger.application.handlers import UnitOfWork
 
 ROUNDS = 40  # of each contest: a transfer, then a compliance retirement, against a finding
 PRODUCER, BLENDER, REFINER, BUYER = "1001", "2001", "3001", "4001"
