@@ -89,6 +89,9 @@ CURRENT = View(
     "GROUP BY party, d_code, vintage, k HAVING SUM(gallon_rins) != 0",
 )
 VIEWS = (CURRENT,)
+#: the report's columns: a position per key, or (`blocks`) one row per held block with its code
+COLUMNS = list(CURRENT.columns)
+BLOCK_COLUMNS = ["party", "rin", *COLUMNS[1:]]
 
 
 #: the sign of the change each kind of event makes to its party's holdings

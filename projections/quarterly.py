@@ -37,6 +37,8 @@ FUEL = Table(
     index_late=True,
 )
 TABLES = (FUEL,)
+#: the report's columns, one row per party and quarter end
+COLUMNS = ["party", "date", "assigned_rins", "volume", "limit", "excess", "ok"]
 KINDS = frozenset({"assigned", "transferred_in", "transferred_out", "fuel_moved", "separated"})
 
 
@@ -48,7 +50,8 @@ def fuel_change(fact: Fact) -> Decimal | None:
     if kind == "transferred_out":
         return -event.volume if event.volume else None
     if kind == "fuel_moved":
-        return -event.volume if event.direction == "delivered" else event.volume
+        moved: Decimal = event.volume
+        return -moved if event.direction == "delivered" else moved
     if kind == "separated":
         return -event.fuel_used if event.fuel_used else None
     return None

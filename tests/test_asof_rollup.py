@@ -14,12 +14,10 @@ from projections_helpers import apply_all
 from sqlite_utils import Database
 
 from ledger import Ledger
-from ledger.cli.main import load_simulator
+from ledger.simulation import market as simulate
 from projections import project, rebuild
 from projections.holdings import history_rows, holdings, position
 from projections.invariants import dump
-
-simulate = load_simulator()
 
 
 def sale(day: str, seller: str, buyer: str, quantity: int) -> dict[str, Any]:

@@ -14,10 +14,10 @@ from eventsourcing.persistence import Mapper, StoredEvent
 
 from ledger import Ledger
 from ledger.application.idempotency import CommandRecord
-from ledger.cli.main import load_simulator
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.infrastructure.chain import CHAIN_KEY, ChainMapper, link
+from ledger.simulation import generate_market
 
 
 def two_pass(mapper: ChainMapper, event: typing.Any, previous: str) -> StoredEvent:
@@ -32,9 +32,8 @@ def two_pass(mapper: ChainMapper, event: typing.Any, previous: str) -> StoredEve
 
 
 def test_every_event_of_a_market_maps_to_the_same_bytes(tmp_path: Path) -> None:
-    simulate = load_simulator()
     with Ledger(tmp_path) as ledger:
-        lines = list(simulate.generate_market(3_000, seed=5))
+        lines = list(generate_market(3_000, seed=5))
         assert all(r.status == "applied" for r in ledger.apply_many(lines))
         notes = ledger.app.recorder.select_notifications(1, 100_000)
         mapper = ledger.app.mapper

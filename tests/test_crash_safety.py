@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from ledger import Ledger
-from ledger.cli.main import load_simulator
+from ledger.simulation import generate_market
 from projections import rebuild
 from projections.invariants import dump
 
@@ -97,7 +97,7 @@ class Run:
 def market(path: Path) -> list[dict[str, Any]]:
     """The simulated market, each line with a command id (added where the simulator gave none)."""
     lines = [{"id": f"line-{n}", **line} for n, line in
-             enumerate(load_simulator().generate_market(LINES, SEED), start=1)]
+             enumerate(generate_market(LINES, SEED), start=1)]
     path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
     return lines
 

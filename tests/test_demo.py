@@ -1,14 +1,25 @@
-"""`rin demo`: the small market applies cleanly and its reports give the hand-computed figures."""
+"""`rin demo`: the small market applies cleanly and its reports give the hand-computed figures;
+`rin demo --size` runs from an installed wheel, outside any checkout."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import orjson
+import pytest
 from typer.testing import CliRunner
 
 from ledger import Ledger
 from ledger.cli.main import app
+from ledger.simulation import small_market
 from projections import Views
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_rin_demo_runs_end_to_end_and_is_idempotent(tmp_path: Path) -> None:
@@ -42,3 +53,47 @@ def test_demo_figures(tmp_path: Path) -> None:
         assert ledger.holdings("3002") == [
             {"party": "3002", "d_code": 6, "vintage": 2024, "k": 2, "gallon_rins": 764_724}
         ]
+
+
+def test_the_small_market_is_the_one_the_demo_applied_before_it_moved() -> None:
+    """sha256 of its 239 lines (orjson, one a line) as ledger/application/demo.py gave them at
+    commit d1b7dca, before they moved into ledger/simulation/small_market.py."""
+    lines = b"".join(orjson.dumps(line) + b"\n" for line in small_market())
+    assert hashlib.sha256(lines).hexdigest() == (
+        "b2486288774c1f913975ceb6bcf550ebdd7e7d80c06b5690ecd1810f98e6cc07")
+
+
+def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A command with no PYTHONPATH or RIN_* settings from this session."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("RIN_")}
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
+    """The wheel carries the market generator: `rin demo --size` needs no source tree."""
+    source = tmp_path / "source"  # a copy: building in the checkout would leave build/ there
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "tests", "__pycache__", ".*_cache", "rin-data"))
+    built = run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
+                 "--no-build-isolation", "-w", str(tmp_path / "wheels")], tmp_path)
+    assert built.returncode == 0, built.stderr
+    [wheel] = (tmp_path / "wheels").glob("rin_ledger-*.whl")
+    venv = tmp_path / "venv"
+    assert run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+               tmp_path).returncode == 0
+    # --force-reinstall: the environment this test runs in may have the project installed
+    installed = run([str(venv / "bin" / "python"), "-m", "pip", "install", "--no-deps",
+                     "--force-reinstall", "--quiet", str(wheel)], tmp_path)
+    assert installed.returncode == 0, installed.stderr
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    where = run([str(venv / "bin" / "python"), "-c", "import ledger; print(ledger.__file__)"],
+                outside)
+    assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout  # the wheel's code
+    demo = run([str(venv / "bin" / "rin"), "demo", "--size", "200"], outside)
+    assert demo.returncode == 0, demo.stderr
+    assert "200 simulated lines applied, 0 rejected" in demo.stderr
+    held = run([str(venv / "bin" / "rin"), "holdings", "--json"], outside)
+    assert held.returncode == 0 and orjson.loads(held.stdout), held.stderr
+    assert (outside / "rin-data").is_dir()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ledger import Ledger
-from ledger.application.demo import market_lines
+from ledger.simulation import small_market as market_lines
 
 
 def test_batched_events_are_logged_in_command_order(tmp_path: Path) -> None:

@@ -1,15 +1,54 @@
-"""The market simulator: seeded, exact in length, every line valid unless asked for bad ones."""
+"""The market simulator: seeded, exact in length, every line valid unless asked for bad ones,
+the same lines as before it moved into `ledger.simulation`, also through scripts/simulate.py."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import subprocess
+import sys
 from collections import Counter
+from collections.abc import Iterable
 from itertools import islice
 from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
 
 from ledger import Ledger
-from ledger.cli.main import load_simulator
+from ledger.simulation import market as simulate
 
-simulate = load_simulator()
+ROOT = Path(__file__).resolve().parents[1]
+#: sha256 of the JSON Lines `python scripts/simulate.py --lines N --seed S --bad F` wrote at
+#: commit d1b7dca, before the generator moved into ledger/simulation/market.py
+BEFORE_THE_MOVE = {
+    (5_000, 1, 0.0): "8a420b496dea760c9a6866c5f0a92fdb08ee22081e7950c0e4f645e0636e2c06",
+    (3_000, 5, 0.05): "d3a1db7d89c18dbf91c99494a4332eeec07e616c81f78539422671f256befa62",
+    (2_000, 3, 0.02): "177434643e2ab50c797398459bef83690a69ab9b278804897484c945bfc3ec99",
+}
+
+
+def digest(lines: Iterable[dict[str, Any]]) -> str:
+    """sha256 of the lines as scripts/simulate.py writes them (orjson, one a line)."""
+    return hashlib.sha256(b"".join(orjson.dumps(line) + b"\n" for line in lines)).hexdigest()
+
+
+@pytest.mark.parametrize(("lines", "seed", "bad"), sorted(BEFORE_THE_MOVE))
+def test_the_same_seed_gives_the_lines_it_gave_before_the_move(
+    lines: int, seed: int, bad: float
+) -> None:
+    assert digest(simulate.generate_market(lines, seed, bad)) == BEFORE_THE_MOVE[lines, seed, bad]
+
+
+def test_scripts_simulate_writes_the_generators_lines() -> None:
+    """The script is a command line over the package: same options, same bytes on stdout."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's package, not an installed one
+    written = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "simulate.py"), "--lines", "2000", "--seed", "3",
+         "--bad", "0.02"], capture_output=True, check=True, env=env, cwd=ROOT,
+    ).stdout
+    assert hashlib.sha256(written).hexdigest() == BEFORE_THE_MOVE[2_000, 3, 0.02]
 
 
 def test_same_seed_same_lines_and_exact_length() -> None:

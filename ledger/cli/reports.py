@@ -12,26 +12,38 @@ from typing import Annotated
 import typer
 
 from ledger.cli import arguments
-from ledger.cli.main import STATE, CsvOpt, JsonOpt, app, emit, err, open_ledger, progress_bar
-from projections import VIEWS_FILE, Views
-from projections.compliance import COLUMNS as COMPLIANCE_COLUMNS
-from projections.invalid import COLUMNS as INVALID_COLUMNS
-from projections.lineage import COLUMNS as TRACE_COLUMNS
-from projections.transfer_documents import COLUMNS as PTD_COLUMNS
+from ledger.cli.options import err, open_ledger, options
+from ledger.cli.output import emit, progress_bar
+from projections import (
+    VIEWS_FILE,
+    Views,
+    compliance,
+    holdings,
+    invalid,
+    lineage,
+    quarterly,
+    transfer_documents,
+)
 
+app = typer.Typer()
+JsonOpt = Annotated[bool, typer.Option("--json", help="a JSON array of objects")]
+CsvOpt = Annotated[bool, typer.Option("--csv", help="CSV with a header row")]
 PartyOpt = Annotated[str | None, typer.Option("--party", help="4-digit company id")]
 YearOpt = Annotated[int, typer.Option("--year", help="calendar or compliance year",
                                       **arguments.YEARS)]
 
 
 @contextmanager
-def open_views() -> Iterator[Views]:
-    with open_ledger() as ledger:
-        yield Views(ledger, STATE["data"] / VIEWS_FILE)
+def open_views(ctx: typer.Context) -> Iterator[Views]:
+    """The read models in the data folder, over the chosen ledger."""
+    chosen = options(ctx)
+    with open_ledger(chosen) as ledger:
+        yield Views(ledger, chosen.data / VIEWS_FILE)
 
 
-@app.command()
-def holdings(
+@app.command("holdings")
+def holdings_report(
+    ctx: typer.Context,
     party: PartyOpt = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="effective date YYYY-MM-DD")] = None,
     known_at: Annotated[
@@ -44,47 +56,46 @@ def holdings(
     """Gallon-RINs held per party, D code, vintage and K on a date, as known at a point."""
     party, on = arguments.party(party), arguments.iso_date(as_of, "--as-of")
     position = arguments.known_at(known_at)
-    with open_views() as views:
+    with open_views(ctx) as views:
         rows = views.holdings(party, on, position, blocks)
-    columns = ["party", "d_code", "vintage", "k", "gallon_rins"]
-    if blocks:
-        columns.insert(1, "rin")
-    emit(rows, columns, as_json, as_csv, "Holdings")
+    emit(rows, holdings.BLOCK_COLUMNS if blocks else holdings.COLUMNS, as_json, as_csv,
+         "Holdings")
 
 
-@app.command()
-def quarterly(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
-              as_csv: CsvOpt = False) -> None:
+@app.command("quarterly")
+def quarterly_report(ctx: typer.Context, year: YearOpt, party: PartyOpt = None,
+                     as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
     """Quarter-end check §80.1428(a)(5): assigned gallon-RINs ≤ 2.5 × fuel owned."""
     party = arguments.party(party)
-    with open_views() as views:
+    with open_views(ctx) as views:
         rows = views.quarterly(year, party)
-    columns = ["party", "date", "assigned_rins", "volume", "limit", "excess", "ok"]
-    emit(rows, columns, as_json, as_csv, f"Quarter-end checks {year}")
+    emit(rows, quarterly.COLUMNS, as_json, as_csv, f"Quarter-end checks {year}")
 
 
-@app.command()
-def compliance(year: YearOpt, party: PartyOpt = None, as_json: JsonOpt = False,
-               as_csv: CsvOpt = False) -> None:
+@app.command("compliance")
+def compliance_report(ctx: typer.Context, year: YearOpt, party: PartyOpt = None,
+                      as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
     """Compliance positions §80.1427 per party and RVO, with deficits carried."""
     party = arguments.party(party)
-    with open_views() as views:
+    with open_views(ctx) as views:
         rows = views.compliance(year, party)
-    emit(rows, COMPLIANCE_COLUMNS, as_json, as_csv, f"Compliance {year}")
+    emit(rows, compliance.COLUMNS, as_json, as_csv, f"Compliance {year}")
 
 
 @app.command()
-def trace(code: Annotated[str, typer.Argument(help="38-character batch-RIN code")],
+def trace(ctx: typer.Context,
+          code: Annotated[str, typer.Argument(help="38-character batch-RIN code")],
           as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
     """Every event that touched any gallon-RIN of the block, oldest first."""
     code = arguments.rin_code(code, "CODE")
-    with open_views() as views:
+    with open_views(ctx) as views:
         rows = views.trace(code)
-    emit(rows, TRACE_COLUMNS, as_json, as_csv, f"Trace {code}")
+    emit(rows, lineage.COLUMNS, as_json, as_csv, f"Trace {code}")
 
 
-@app.command()
-def invalid(
+@app.command("invalid")
+def invalid_report(
+    ctx: typer.Context,
     batch: Annotated[str | None, typer.Option(
         "--batch", help="batch identity YYYYCCCCFFFFFBBBBB, or a 38-character code of it")] = None,
     as_json: JsonOpt = False,
@@ -92,13 +103,14 @@ def invalid(
 ) -> None:
     """Invalid RINs §80.1431: who holds them, who retired them, what each must replace."""
     batch = arguments.batch_identity(batch)
-    with open_views() as views:
+    with open_views(ctx) as views:
         rows = views.invalid(batch)
-    emit(rows, INVALID_COLUMNS, as_json, as_csv, "Invalid RINs")
+    emit(rows, invalid.COLUMNS, as_json, as_csv, "Invalid RINs")
 
 
 @app.command()
 def ptd(
+    ctx: typer.Context,
     party: PartyOpt = None,
     missing: Annotated[bool, typer.Option(
         "--missing", help="only transfers recorded without a PTD reference")] = False,
@@ -106,20 +118,22 @@ def ptd(
     as_csv: CsvOpt = False,
 ) -> None:
     """Transfers and their PTDs §80.1428(a)(6), §80.1453(a): `--missing` lists those without."""
-    with open_views() as views:
+    with open_views(ctx) as views:
         rows = views.ptd(party, missing)
-    emit(rows, PTD_COLUMNS, as_json, as_csv, "Transfers without a PTD" if missing else "PTDs")
+    emit(rows, transfer_documents.COLUMNS, as_json, as_csv,
+         "Transfers without a PTD" if missing else "PTDs")
 
 
 @app.command()
 def project(
+    ctx: typer.Context,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="empty the views, start at 0")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="events per transaction")]
     = 1000,
 ) -> None:
     """Bring the read models up to date from the notification log, with a progress bar."""
-    with open_views() as views, progress_bar("projecting", quiet) as bar:
+    with open_views(ctx) as views, progress_bar("projecting", quiet) as bar:
         task = bar.add_task("project", total=None, rate="")
         start, started = 0 if rebuild else views.position(), time.monotonic()
 

@@ -11,12 +11,14 @@ from typing import Annotated, Any
 import typer
 
 from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
-from ledger.cli.main import STATE, app, err, open_ledger
+from ledger.cli.options import Options, err, open_ledger, options
 from ledger.infrastructure.audit import audit
 from ledger.infrastructure.chain import chain_head
 from ledger.infrastructure.heads import Head
 from ledger.infrastructure.signing import KeyProblem, load_public
 from projections import VIEWS_FILE, Views
+
+app = typer.Typer()
 
 
 @app.command()
@@ -67,6 +69,7 @@ def current_head(ledger: Any) -> dict[str, Any]:
 
 @app.command()
 def verify(
+    ctx: typer.Context,
     head: Annotated[bool, typer.Option(
         "--head", help="print the ledger-wide chain head as JSON, for an auditor to keep")] = False,
     against: Annotated[Path | None, typer.Option(
@@ -84,7 +87,7 @@ def verify(
         err.print(f"--public-key: {exc}")
         raise typer.Exit(2) from None
     try:
-        problems = run_verify(head, exported, public)
+        problems = run_verify(options(ctx), head, exported, public)
     except STORE_ERRORS as exc:
         print_failure(err, store_failure(exc))
         raise typer.Exit(STORE_FAILED) from None
@@ -98,15 +101,16 @@ def verify(
     err.print("all stored facts and invariants hold")
 
 
-def run_verify(head: bool, exported: dict[str, Any] | None, public: Any) -> list[str] | None:
+def run_verify(chosen: Options, head: bool, exported: dict[str, Any] | None,
+               public: Any) -> list[str] | None:
     """The problems found (None after printing the head for --head)."""
-    with open_ledger() as ledger:
+    with open_ledger(chosen) as ledger:
         if head:
             typer.echo(json.dumps(current_head(ledger)))
             return None
         with err.status("checking chains, heads, command records and snapshots") as status:
             problems = audit(ledger.app, public, exported)
-            views = Views(ledger, STATE["data"] / VIEWS_FILE)
+            views = Views(ledger, chosen.data / VIEWS_FILE)
             problems += views.check_read_side()
             if not problems:  # replay only history that holds: tampered bytes may not decode
                 status.update("replaying every event and rebuilding the views to compare")

@@ -13,13 +13,12 @@ an id starting ``bad-``). Memory stays flat: only gallon-RIN counts per (D code,
 and fuel gallons per party are kept, which is enough because lines are in date order and the
 ledger resolves attribute selectors first-in-first-out among what is held.
 
-    python scripts/simulate.py --lines N --seed S [--bad F] > market.jsonl
+`rin demo --size N --seed S` applies one; `python scripts/simulate.py --lines N --seed S` writes
+one as a transaction file.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,8 +26,6 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from random import Random
 from typing import Any
-
-import orjson
 
 from ledger.domain.standards import load_standards
 
@@ -200,7 +197,9 @@ class Market:
             count, volume = count - part_rins, volume - part_fuel
             yield from self.assigned_sale(producer, buyer, on, kind, part_rins, part_fuel)
 
-    def split(self, producer: Holder, on: date, kind: Kind, batch: str, count: int) -> dict:
+    def split(
+        self, producer: Holder, on: date, kind: Kind, batch: str, count: int
+    ) -> dict[str, Any]:
         """§80.1428(d): divide the fresh batch-RIN in two."""
         rr = int(kind.ev * 10)
         code = (
@@ -301,11 +300,13 @@ class Market:
             return
         standards = load_standards()
         std = standards.get(year) or standards[max(standards)]
+        rf = std["RF"]
+        assert rf is not None, "every year of the table has a total renewable fuel standard"
         annual = self.budget * 12
         total_weight = sum(o.weight for o in self.obligated)
         for holder in self.obligated:
             rf_target = annual * 0.97 * holder.weight / total_weight
-            pool = Decimal(int(rf_target / float(std["RF"]) * 100))
+            pool = Decimal(int(rf_target / float(rf) * 100))
             gasoline = (pool * 3 / 4).to_integral_value()
             report: dict[str, Any] = {"party": holder.party, "year": year, "date": on.isoformat()}
             if year in standards:
@@ -343,7 +344,7 @@ class Market:
         """A line the ledger must refuse, whatever the state of the market."""
         blender = self.rng.choice(self.blenders)
         obligated = self.rng.choice(self.obligated)
-        choices = [
+        choices: list[tuple[str, dict[str, Any]]] = [
             ("transfer", {"date": on, "from": obligated.party, "to": blender.party,
                           "rins": {"d_code": 6, "vintage": 2014, "k": 2,
                                    "quantity": 99_999_999_999}}),
@@ -380,18 +381,3 @@ def generate_market(lines: int, seed: int, bad_lines: float = 0.0) -> Iterator[d
             return
         yield line
 
-
-def main(argv: list[str] | None = None) -> None:
-    """`python scripts/simulate.py --lines N --seed S [--bad F] > market.jsonl`."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lines", type=int, required=True, help="how many lines to write")
-    parser.add_argument("--seed", type=int, default=1, help="the same seed gives the same file")
-    parser.add_argument("--bad", type=float, default=0.0, help="share of invalid lines, 0-1")
-    args = parser.parse_args(argv)
-    out = sys.stdout.buffer
-    for line in generate_market(args.lines, args.seed, args.bad):
-        out.write(orjson.dumps(line) + b"\n")
-
-
-if __name__ == "__main__":
-    main()

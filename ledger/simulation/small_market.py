@@ -1,4 +1,4 @@
-"""`rin demo`: a small but complete market, generation through compliance retirement.
+"""The small market `rin demo` applies: a year of it, generation through compliance retirement.
 
 Nine parties over 2024: an ethanol, a biodiesel and a biogas producer, an importer of renewable
 diesel and the registered foreign producer it buys from (§80.1426(c)(4)), a blender, an
@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from ledger.application.ledger import Ledger, Result
+from typing import Any
 
 PARTIES = [
     ("1001", "Prairie Ethanol LLC", ["producer"], ["20001"]),
@@ -30,7 +27,7 @@ PARTIES = [
 ETHANOL_RINS, ETHANOL_VS = 497_477, "497476.6"
 
 
-def market_lines() -> Iterator[dict[str, Any]]:
+def small_market() -> Iterator[dict[str, Any]]:
     """The demo's transaction-file lines, in order."""
     for party, name, roles, facilities in PARTIES:
         yield {"type": "register_party", "id": f"reg-{party}", "party": party, "name": name,
@@ -42,7 +39,10 @@ def market_lines() -> Iterator[dict[str, Any]]:
 
 def month_lines(month: int) -> Iterator[dict[str, Any]]:
     """One month: generation, assigned transfers with fuel, separation, separated trades."""
-    day = lambda d: date(2024, month, d).isoformat()  # noqa: E731
+
+    def day(of_month: int) -> str:
+        return date(2024, month, of_month).isoformat()
+
     tag = f"2024{month:02d}"
     b = f"{month:05d}"
     yield {"type": "generate", "id": f"gen-1001-{tag}", "date": day(10), "party": "1001",
@@ -133,13 +133,3 @@ def year_end_lines() -> Iterator[dict[str, Any]]:
     yield {"type": "retire", "id": "r-3002-spill", "date": "2025-01-08", "party": "3002",
            "reason": "spill", "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 5000}}
 
-
-def run_demo(ledger: Ledger) -> tuple[dict[str, int], list[Result]]:
-    """Apply the demo market; the counts by status, and the refused lines (none, normally)."""
-    counts = {"applied": 0, "duplicate": 0, "rejected": 0}
-    refused = []
-    for result in ledger.apply_many(market_lines()):
-        counts[result.status] += 1
-        if result.status == "rejected":
-            refused.append(result)
-    return counts, refused

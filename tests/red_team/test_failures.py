@@ -27,7 +27,8 @@ from typer.testing import CliRunner
 
 from ledger.application.handlers import UnitOfWork
 from ledger.application.ledger import Ledger
-from ledger.cli.main import app, load_simulator
+from ledger.cli.main import app
+from ledger.simulation import generate_market
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = "from ledger.cli.main import main; main()"
@@ -51,7 +52,7 @@ def market_file(folder: Path, lines: int) -> Path:
     """A simulated market of `lines` lines, every line with an id (scripts/simulate.py)."""
     path = folder / "market.jsonl"
     with path.open("w") as out:
-        for command in load_simulator().generate_market(lines, 1):
+        for command in generate_market(lines, 1):
             out.write(json.dumps(command, default=str) + "\n")
     return path
 

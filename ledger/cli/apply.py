@@ -1,0 +1,111 @@
+"""`rin apply`: transaction files applied line by line, each line atomic (design.md "Exit
+codes": 0, 1 some rejected, 2 unreadable input, 3 the store failed)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, BinaryIO
+
+import typer
+
+from ledger.application.json_lines import RefusedLine, file_lines
+from ledger.application.ledger import Ledger
+from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
+from ledger.cli.options import err, open_ledger, options
+from ledger.cli.output import progress_bar, report
+
+app = typer.Typer()
+
+
+class UnreadableInput(Exception):
+    """A file that cannot be opened or decoded: exit code 2."""
+
+
+def open_inputs(files: list[str]) -> list[BinaryIO]:
+    """Open every input before applying any line, so an unreadable file changes nothing."""
+    streams: list[BinaryIO] = []
+    for name in files:
+        try:
+            streams.append(sys.stdin.buffer if name == "-" else Path(name).open("rb"))  # noqa: SIM115
+        except OSError as exc:
+            for stream in streams:
+                stream.close()
+            raise UnreadableInput(f"{name}: {exc.strerror}") from exc
+    return streams
+
+
+def read_lines(streams: list[BinaryIO]) -> Iterator[tuple[int, bytes | RefusedLine]]:
+    """(line number, bytes) of every non-blank line, numbered across the inputs in order; a line
+    over the size limit comes as a `RefusedLine`, never read whole."""
+    number = 0
+    for stream in streams:
+        with stream:
+            for raw in file_lines(stream):
+                number += 1
+                if isinstance(raw, RefusedLine) or raw.strip():
+                    yield number, raw
+
+
+def apply_lines(ledger: Ledger, files: list[str], quiet: bool, as_json: bool) -> int:
+    """Apply the files' lines; print rejections (or every result as JSON); return the exit code."""
+    try:
+        streams = open_inputs(files)
+    except UnreadableInput as exc:
+        err.print(f"unreadable input: {exc}")
+        return 2
+    counts: Counter[str] = Counter()
+    numbered: list[int] = []
+    size = sum(input_size(name) for name in files)
+
+    with progress_bar("applying", quiet) as bar:
+        task = bar.add_task("apply", total=size or None, rate="")
+        started = time.monotonic()
+
+        def commands() -> Iterator[bytes | RefusedLine]:
+            for number, raw in read_lines(streams):
+                numbered.append(number)
+                bar.advance(task, len(raw) if isinstance(raw, bytes) else 0)
+                yield raw
+
+        last: int | None = None  # the last line whose result is committed and reported
+        try:
+            for index, result in enumerate(ledger.apply_many(commands())):
+                result.line = last = numbered[index]
+                counts[result.status] += 1
+                report(result, as_json)
+                if index % 1000 == 0:
+                    rate = (index + 1) / max(time.monotonic() - started, 1e-6)
+                    bar.update(task, rate=f"{index + 1:,} lines, {rate:,.0f} lines/s")
+        except STORE_ERRORS as error:
+            done = f"line {last}" if last is not None else "none"
+            print_failure(err, f"{store_failure(error)}; last line committed: {done}")
+            return STORE_FAILED
+    if not quiet:
+        err.print(
+            f"{counts['applied']:,} applied, {counts['duplicate']:,} duplicate, "
+            f"{counts['rejected']:,} rejected"
+        )
+    return 1 if counts["rejected"] else 0
+
+
+def input_size(name: str) -> int:
+    """Bytes in a named file (0 for stdin: its progress has no total)."""
+    return 0 if name == "-" else Path(name).stat().st_size
+
+
+@app.command()
+def apply(
+    ctx: typer.Context,
+    files: Annotated[list[str], typer.Argument(help="JSON Lines files, or - for stdin")],
+    as_json: Annotated[bool, typer.Option("--json", help="one result object per line")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Apply transaction-file lines in order, each atomic; exit 0, 1 (some rejected), 2
+    (unreadable input) or 3 (the store failed)."""
+    with open_ledger(options(ctx), note="; last line committed: none") as ledger:
+        code = apply_lines(ledger, files, quiet, as_json)
+    raise typer.Exit(code)

@@ -1,0 +1,68 @@
+"""`rin demo`: the small market of `ledger.simulation` applied and its first reports shown, or
+with `--size` a seeded market of that many lines."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date
+from typing import Annotated
+
+import typer
+
+from ledger.application.ledger import Ledger
+from ledger.cli.options import Options, err, open_ledger, options
+from ledger.cli.output import emit, report
+from ledger.simulation import generate_market, small_market
+from projections import VIEWS_FILE, Views, compliance, holdings, quarterly
+
+app = typer.Typer()
+
+
+@app.command()
+def demo(
+    ctx: typer.Context,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    size: Annotated[int | None, typer.Option(
+        "--size", min=1, help="apply a simulated market of this many lines (scripts/simulate.py)"
+    )] = None,
+    seed: Annotated[int, typer.Option("--seed", help="the simulated market's seed")] = 1,
+) -> None:
+    """Simulate a small complete market on the embedded store, then show the reports."""
+    chosen = options(ctx)
+    if size is not None:
+        with open_ledger(chosen) as ledger:
+            results = ledger.apply_many(generate_market(size, seed))
+            rejected = sum(result.status == "rejected" for result in results)
+        if not quiet:
+            err.print(f"{size:,} simulated lines applied, {rejected:,} rejected")
+        raise typer.Exit(1 if rejected else 0)
+    with open_ledger(chosen) as ledger:
+        counts: Counter[str] = Counter()
+        refused = []
+        for result in ledger.apply_many(small_market()):
+            counts[result.status] += 1
+            if result.status == "rejected":
+                refused.append(result)
+        for result in refused:
+            report(result, as_json=False)
+        err.print(
+            f"demo market: {counts['applied']:,} lines applied, {counts['duplicate']:,} already "
+            f"applied, {counts['rejected']:,} rejected"
+        )
+        if not quiet:
+            show_reports(ledger, chosen)
+    raise typer.Exit(1 if refused else 0)
+
+
+def show_reports(ledger: Ledger, chosen: Options) -> None:
+    """The reports a regulator would look at first, over the demo's read models."""
+    views = Views(ledger, chosen.data / VIEWS_FILE)
+    emit(views.holdings(as_of=date(2024, 6, 30)), holdings.COLUMNS, False, False,
+         "Holdings as of 2024-06-30")
+    emit(views.holdings(), holdings.COLUMNS, False, False, "Holdings now")
+    emit([row for row in views.quarterly(2024) if row["assigned_rins"] or row["volume"]],
+         quarterly.COLUMNS, False, False, "Quarter-end 2.5 check, 2024 (§80.1428(a)(5))")
+    emit(views.compliance(2024), compliance.COLUMNS, False, False,
+         "Compliance positions, 2024 (§80.1427)")
+    problems = views.verify()
+    err.print("verify: all invariants hold" if not problems else "\n".join(problems))

@@ -1,0 +1,35 @@
+"""A deterministic (seeded) RIN market, streamed as transaction-file lines (JSON Lines).
+
+The command line of `ledger.simulation.market`, writing to stdout (`rin demo --size N` applies
+the same lines).
+
+    python scripts/simulate.py --lines N --seed S [--bad F] > market.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import orjson
+
+from ledger.simulation.market import MONTHS, generate_market
+
+#: what scripts/bench.py, which loads this file by path, reads of the simulator
+__all__ = ["MONTHS", "generate_market", "main"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python scripts/simulate.py --lines N --seed S [--bad F] > market.jsonl`."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, required=True, help="how many lines to write")
+    parser.add_argument("--seed", type=int, default=1, help="the same seed gives the same file")
+    parser.add_argument("--bad", type=float, default=0.0, help="share of invalid lines, 0-1")
+    args = parser.parse_args(argv)
+    out = sys.stdout.buffer
+    for line in generate_market(args.lines, args.seed, args.bad):
+        out.write(orjson.dumps(line) + b"\n")
+
+
+if __name__ == "__main__":
+    main()
