@@ -3,17 +3,18 @@
 Party events other than `Registered` do not carry the party's company id, so the follower maps
 each aggregate id to the id its `Registered` event gave. What every view reads of an event (its
 kind, ISO date, blocks and their codes, counterparty) is worked out once, when the fact is made;
-what depends only on the event's class is worked out once per class.
+what depends only on the event's class is worked out once per class, when this module loads.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from datetime import date
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any, NamedTuple
 
+from ledger.domain.invalidation import BatchInvalidation
+from ledger.domain.party import Party
 from ledger.domain.rin import RinBlock
 
 #: where the batch identity YYYYCCCCFFFFFBBBBB (§80.1425(e)) sits in a 38-character code
@@ -21,6 +22,24 @@ BATCH = slice(1, 19)
 #: the field naming an event's blocks, where it is not `rins`
 BLOCK_FIELDS = {"generated": "rin", "split": "daughters"}
 COUNTERPARTY_FIELDS = ("to_party", "from_party", "counterparty")
+#: the word the views use for each event class the log holds: each view's KINDS names the kinds
+#: it takes, and the journal and histories store it in their `event` column. Written out, not
+#: derived from class names, so a renamed class keeps its rows and a new class without a kind
+#: fails tests/test_view_kinds.py (and `Fact.of`) instead of being silently left out.
+EVENT_KINDS: dict[type[Any], str] = {
+    Party.Registered: "registered",
+    Party.Generated: "generated",
+    Party.Assigned: "assigned",
+    Party.TransferredOut: "transferred_out",
+    Party.TransferredIn: "transferred_in",
+    Party.FuelMoved: "fuel_moved",
+    Party.Split: "split",
+    Party.Separated: "separated",
+    Party.Retired: "retired",
+    Party.ObligationReported: "obligation_reported",
+    BatchInvalidation.Opened: "opened",
+    BatchInvalidation.Invalidated: "invalidated",
+}
 
 
 class Shape(NamedTuple):
@@ -50,7 +69,10 @@ class Fact(NamedTuple):
     @classmethod
     def of(cls, notification_id: int, party: str, event: Any) -> Fact:
         """The fact of `event`, its per-event values computed once for every view."""
-        shape = shape_of(type(event))  # type: ignore[arg-type]  # mypy: type[Any] "not Hashable"
+        shape = SHAPES.get(type(event))
+        if shape is None:
+            raise LookupError(f"{type(event).__qualname__} has no view kind: add it to "
+                              "projections/facts.py EVENT_KINDS")
         day = event.effective_date if shape.dated else None
         blocks = blocks_of(event, shape.blocks)
         other = getattr(event, shape.counterparty) if shape.counterparty else None
@@ -60,17 +82,19 @@ class Fact(NamedTuple):
         )
 
 
-@cache
-def shape_of(event_class: type) -> Shape:
+def shape_of(event_class: type[Any], kind: str) -> Shape:
     """The kind of an event class and the fields its events carry dates, blocks and the other
-    party in (a class never changes, so this is asked once per class)."""
-    kind = kind_of(event_class)
+    party in."""
     fields = {field.name for field in dataclasses.fields(event_class)}
     blocks = BLOCK_FIELDS.get(kind, "rins")
     return Shape(
         kind, "effective_date" in fields, blocks if blocks in fields else None,
         next((name for name in COUNTERPARTY_FIELDS if name in fields), None),
     )
+
+
+#: each event class's shape, worked out once (a class never changes)
+SHAPES = {event_class: shape_of(event_class, kind) for event_class, kind in EVENT_KINDS.items()}
 
 
 @lru_cache(maxsize=65_536)
@@ -86,12 +110,6 @@ def blocks_of(event: Any, field: str | None) -> list[RinBlock]:
     if isinstance(value, RinBlock):
         return [value]
     return list(value or ())
-
-
-@cache
-def kind_of(event_class: type) -> str:
-    """`TransferredOut` → `transferred_out`: the event class's name as a snake-case word."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", event_class.__name__).lower()
 
 
 def batch_of(block: RinBlock) -> str:
