@@ -9,8 +9,6 @@ what depends only on the event's class is worked out once per class, when this m
 from __future__ import annotations
 
 import dataclasses
-from datetime import date
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ledger.domain.invalidation import BatchInvalidation
@@ -77,7 +75,7 @@ class Fact(NamedTuple):
         blocks = blocks_of(event, shape.blocks)
         other = getattr(event, shape.counterparty) if shape.counterparty else None
         return cls(
-            notification_id, party, shape.kind, event, iso(day) if day else None,
+            notification_id, party, shape.kind, event, day.isoformat() if day else None,
             blocks, [block.code for block in blocks], str(other) if other else None,
         )
 
@@ -95,13 +93,6 @@ def shape_of(event_class: type[Any], kind: str) -> Shape:
 
 #: each event class's shape, worked out once (a class never changes)
 SHAPES = {event_class: shape_of(event_class, kind) for event_class, kind in EVENT_KINDS.items()}
-
-
-@lru_cache(maxsize=65_536)
-def iso(day: date) -> str:
-    """A date as ISO text, remembered: a day recurs in many events, and a batch's generation
-    date in every block of it."""
-    return day.isoformat()
 
 
 def blocks_of(event: Any, field: str | None) -> list[RinBlock]:

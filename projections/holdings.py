@@ -20,7 +20,7 @@ from sqlite_utils import Database
 from ledger.domain.daughters import pieces
 from ledger.domain.rin import RinBlock
 from projections.batch import Batch
-from projections.facts import BATCH, Fact, iso
+from projections.facts import BATCH, Fact
 from projections.schema import Table, View
 
 HISTORY = Table(
@@ -123,7 +123,7 @@ def project(fact: Fact, batch: Batch) -> None:
         batch.add(HISTORY, (
             fact.notification_id, seq, fact.party, fact.effective_date, fact.kind,
             fact.counterparty, key.d_code, key.vintage, k, gallon_rins, code, code[BATCH],
-            block.start, block.end, key.rr, key.fuel, iso(key.generated),
+            block.start, block.end, key.rr, key.fuel, key.generated.isoformat(),
         ))
 
 
