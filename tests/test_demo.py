@@ -74,7 +74,8 @@ def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     """The wheel carries the market generator: `rin demo --size` needs no source tree."""
     source = tmp_path / "source"  # a copy: building in the checkout would leave build/ there
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", "build", "dist", "*.egg-info", "tests", "__pycache__", ".*_cache", "rin-data"))
+        ".git", ".venv", ".hypothesis", ".benchmarks", "build", "dist", "*.egg-info", "tests",
+        "__pycache__", ".*_cache", "rin-data", "*.jsonl", "*.sqlite"))
     built = run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
                  "--no-build-isolation", "-w", str(tmp_path / "wheels")], tmp_path)
     assert built.returncode == 0, built.stderr
