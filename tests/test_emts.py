@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.domain.emts import (
-    RETIREMENT_REASONS,
-    SEPARATION_REASONS,
-    retirement_reason,
-    separation_reason,
-)
+from ledger.domain.emts import RETIREMENT_REASONS, SEPARATION_REASONS
 from ledger.domain.errors import RuleViolation
+from ledger.rules.s1429_separation import separation_reason
+from ledger.rules.s1434_retirement import retirement_reason
 
 SEPARATION_CODES = {
     "obligated_party": (10, "§80.1429(b)(1)"),
