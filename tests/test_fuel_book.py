@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from copy import deepcopy
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -76,3 +77,13 @@ def test_a_back_dated_delivery_checks_every_later_date() -> None:
     book.deliver(Decimal(11_000), START + timedelta(days=10))
     assert book.balance(START + timedelta(days=10)) == 0
     assert book.balance(START + timedelta(days=3 * RECENT)) == Decimal(3 * RECENT * 1_000 - 11_000)
+
+
+def test_a_copy_changes_apart_from_its_original() -> None:
+    book = FuelBook()
+    book.receive(Decimal(1_000), START)
+    copied = deepcopy(book)
+    copied.deliver(Decimal(400), START + timedelta(days=1))
+    book.receive(Decimal(5), START + timedelta(days=2))
+    assert list(book.changes()) == [(START, Decimal(1_000)), (START + timedelta(days=2), 5)]
+    assert copied.balance(START + timedelta(days=9)) == Decimal(600)

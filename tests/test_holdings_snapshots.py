@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from copy import deepcopy
 from datetime import date, timedelta
 from functools import reduce
 from pathlib import Path
@@ -113,3 +114,23 @@ def test_snapshot_round_trips_at_any_point_equal_a_holdings_never_stored(
         assert list(stored.blocks()) == list(plain.blocks())
     assert stored.totals() == plain.totals()
     assert HOLDINGS.encode(stored) == HOLDINGS.encode(plain)
+
+
+def test_a_copy_shares_slots_until_either_side_changes_one() -> None:
+    """The repository hands out deep copies: a change to a copy never shows in the original, nor
+    the original's in the copy, in a fresh holdings or in one read from a snapshot."""
+    fresh = Holdings()
+    fresh.add(RinBlock(KEY_6, 1, 1_000), date(2024, 3, 1))
+    fresh.add(RinBlock(KEY_4, 1, 500), date(2024, 3, 2))
+    for original in (fresh, _stored(fresh)):
+        copied = deepcopy(original)
+        copied.remove(RinBlock(KEY_6, 1, 10), date(2024, 3, 5))
+        original.add(RinBlock(KEY_4, 501, 600), date(2024, 3, 6))
+        assert original.totals() == {(6, 2024, 2): 1_000, (4, 2024, 2): 600}
+        assert copied.totals() == {(6, 2024, 2): 990, (4, 2024, 2): 500}
+        again = deepcopy(copied)  # a copy of a copy, then both change the same slot
+        again.remove(RinBlock(KEY_6, 11, 20), date(2024, 3, 5))
+        copied.add(RinBlock(KEY_6, 1, 10), date(2024, 3, 7))
+        assert again.totals()[(6, 2024, 2)] == 980
+        assert copied.totals()[(6, 2024, 2)] == 1_000
+        assert HOLDINGS.encode(_stored(original)) == HOLDINGS.encode(original)
