@@ -4,7 +4,9 @@ Separation turns K=1 into K=2 (§80.1429(c)). Volumes are the fuel blended, expo
 for those reasons that fuel leaves the party's unblended renewable inventory. Checks follow the
 paragraph a reason rests on, not its word or code, and each refusal cites that paragraph. The
 ledger cannot see designation and use ((b)(4), (b)(5)) or small refinery exemptions ((b)(8)(i)):
-the reason named and the `small_refiner` role stand for them.
+the reason named and the `small_refiner` role stand for them. The reason itself must name one of
+the paragraphs (`separation_reason`), and RINs separated under (b)(10) are kept for replacing
+invalid RINs (`check_replacement_use`).
 """
 
 from __future__ import annotations
