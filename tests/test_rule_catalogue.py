@@ -142,7 +142,7 @@ def rule_raisers(tree: ast.Module) -> list[ast.FunctionDef]:
                   if a.annotation is not None and ast.unparse(a.annotation) == "Rule"}
         return any(
             isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-            and call.func.attr in ("check", "violation")
+            and call.func.attr in ("check", "violation", "require")
             and isinstance(call.func.value, ast.Name)
             and (call.func.value.id.isupper() or call.func.value.id in params)
             for call in ast.walk(node)
@@ -205,7 +205,7 @@ def receivers(tree: ast.Module) -> list[tuple[ast.expr, ast.FunctionDef | None, 
             if (
                 isinstance(child, ast.Call)
                 and isinstance(child.func, ast.Attribute)
-                and child.func.attr in ("violation", "check")
+                and child.func.attr in ("violation", "check", "require")
             ):
                 found.append((child.func.value, function, child.lineno))
             visit(child, inner)

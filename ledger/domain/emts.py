@@ -187,6 +187,11 @@ def find_reason(reasons: tuple[_Reason, ...], value: str | int) -> _Reason | Non
     return None
 
 
+def unknown(kind: str, value: str | int, reasons: tuple[_Reason, ...]) -> str:
+    """What to say of a `kind` reason (separation, retirement) that names none of `reasons`."""
+    return f"unknown {kind} reason {value!r}; known: {', '.join(r.word for r in reasons)}"
+
+
 def _as_code(value: str | int) -> int | None:
     """An EMTS code given as an int or as digits ("20", "020"); None for a word."""
     if isinstance(value, bool):

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ledger.domain.errors import RuleViolation
 
 _SECTION = re.compile(r"§(80\.\d{4})")
+_Found = TypeVar("_Found")
 
 
 @dataclass(frozen=True)
@@ -39,3 +41,9 @@ class Rule:
         """Raise this rule's violation unless `ok`."""
         if not ok:
             raise self.violation(message, field)
+
+    def require(self, found: _Found | None, message: str, field: str | None = None) -> _Found:
+        """`found`, or this rule's violation when nothing was found (None)."""
+        if found is None:
+            raise self.violation(message, field)
+        return found

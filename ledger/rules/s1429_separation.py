@@ -19,6 +19,7 @@ from ledger.domain.emts import (
     SeparationReason,
     SeparationWord,
     find_reason,
+    unknown,
 )
 from ledger.domain.rin import RinBlock
 from ledger.rules.catalogue import Rule
@@ -135,13 +136,11 @@ def separation_reason(value: str | int) -> SeparationReason:
 
     No assigned RIN is separated but under §80.1429 (§80.1428(a)(2)).
     """
-    reason = find_reason(SEPARATION_REASONS, value)
-    if reason is None:
-        words = ", ".join(r.word for r in SEPARATION_REASONS)
-        raise EMTS_SEPARATION_REASON.violation(
-            f"unknown separation reason {value!r}; known: {words}", "reason"
-        )
-    return reason
+    return EMTS_SEPARATION_REASON.require(
+        find_reason(SEPARATION_REASONS, value),
+        unknown("separation", value, SEPARATION_REASONS),
+        "reason",
+    )
 
 
 def read_for_fuels(reason: SeparationReason, given: object, fuels: set[str]) -> SeparationReason:

@@ -7,7 +7,7 @@ it, and §80.1427(a)(1) is cited only for the compliance reason itself.
 
 from __future__ import annotations
 
-from ledger.domain.emts import RETIREMENT_REASONS, RetirementReason, find_reason
+from ledger.domain.emts import RETIREMENT_REASONS, RetirementReason, find_reason, unknown
 from ledger.rules.catalogue import Rule
 
 EMTS_RETIREMENT_REASON = Rule(
@@ -22,10 +22,8 @@ RULES = (EMTS_RETIREMENT_REASON,)
 def retirement_reason(value: str | int) -> RetirementReason:
     """The retirement reason named by a word, an EMTS code, or the code as text; refused unless
     it is one of the listed cases (§80.1434(a))."""
-    reason = find_reason(RETIREMENT_REASONS, value)
-    if reason is None:
-        words = ", ".join(r.word for r in RETIREMENT_REASONS)
-        raise EMTS_RETIREMENT_REASON.violation(
-            f"unknown retirement reason {value!r}; known: {words}", "reason"
-        )
-    return reason
+    return EMTS_RETIREMENT_REASON.require(
+        find_reason(RETIREMENT_REASONS, value),
+        unknown("retirement", value, RETIREMENT_REASONS),
+        "reason",
+    )
