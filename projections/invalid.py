@@ -17,7 +17,7 @@ from sqlite_utils import Database
 from ledger.domain.ranges import SerialSet
 from ledger.rules.s1407_obligations import Category
 from ledger.rules.s1427_compliance import valid_for
-from ledger.rules.s1431_invalid import replacement_d_codes
+from ledger.rules.s1474_replacement import replacement_d_codes
 from projections.batch import Batch
 from projections.facts import BATCH, EVENT_KINDS, Fact
 from projections.schema import Table

@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-from ledger.rules.catalogue import all_rules
+from ledger.rules.registry import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import json
+
+import orjson
 import pytest
 
 from ledger.domain.emts import (
     RETIREMENT_REASONS,
     SEPARATION_REASONS,
-    retirement_reason,
-    separation_reason,
+    TRADE_REASONS,
+    RetirementWord,
+    SeparationWord,
+    TradeReason,
 )
 from ledger.domain.errors import RuleViolation
+from ledger.rules.s1429_separation import separation_reason
+from ledger.rules.s1434_retirement import retirement_reason
 
 SEPARATION_CODES = {
     "obligated_party": (10, "§80.1429(b)(1)"),
@@ -109,3 +116,17 @@ def test_EMTS_RETIREMENT_REASON_breaks_on_an_unknown_reason(value: str | int) ->
 
 def test_EMTS_RETIREMENT_REASON_passes_a_known_reason() -> None:
     assert retirement_reason("compliance").code == 80
+
+
+def test_reason_words_are_the_stored_strings() -> None:
+    """The enums' values are the words commands name and events store, unchanged."""
+    assert sorted(r.word.value for r in SEPARATION_REASONS) == sorted(SEPARATION_CODES)
+    assert [r.word.value for r in RETIREMENT_REASONS] == list(RETIREMENT_CODES)
+    assert {reason.value: code for reason, code in TRADE_REASONS.items()} == {
+        "standard": 10, "remedial_partner": 30, "remedial_duplicate": 80, "tolling": 110,
+        "intra_company": 120,
+    }  # reference.md §5: EMTS buy/sell reason codes
+    assert orjson.dumps([RetirementWord.COMPLIANCE, TradeReason.TOLLING]) == (
+        b'["compliance","tolling"]'
+    )
+    assert json.dumps(SeparationWord.BLENDING) == '"blending"'

@@ -12,7 +12,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from ledger.cli.main import app
-from ledger.rules.catalogue import all_rules
+from ledger.rules.registry import all_rules
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 FILE = EXAMPLES / "every_rule.jsonl"

@@ -1,7 +1,8 @@
-"""The fuel book packs old dates into bytes; every answer stays what a plain dated list gives."""
+"""The fuel book's answers, stored and read back or not, are what a plain dated list gives."""
 
 from __future__ import annotations
 
+from copy import deepcopy
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -9,12 +10,16 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.domain.fuel_book import RECENT, FuelBook
+from ledger.domain.fuel_book import FuelBook
+from ledger.infrastructure.transcodings import FuelBookAsRecords
+
+RECENT = 64  # a span of days; the steps below touch several times as many dates
+FUEL_BOOK = FuelBookAsRecords()
 
 START = date(2014, 1, 1)
 days = st.integers(0, 4 * RECENT)
 volumes = st.decimals(min_value=Decimal("0.001"), max_value=Decimal(10_000), places=3)
-# 200+ changes over 256 days touch more than 2 × RECENT = 128 dates: most of them get packed
+# 200+ changes over 256 days: most queries and deliveries are back-dated before later changes
 steps = st.lists(
     st.tuples(st.booleans(), days, volumes, days, st.booleans()), min_size=200, max_size=300
 )
@@ -54,20 +59,31 @@ def test_answers_equal_a_plain_dated_list(
                 book.deliver(volume, on)
                 plain.deltas[on] = plain.deltas.get(on, Decimal(0)) - volume
         if snapshot:  # stored and read back, as a snapshot would be
-            book = FuelBook.from_records(orjson.loads(orjson.dumps(book.to_records())))
+            book = FUEL_BOOK.decode(orjson.loads(orjson.dumps(FUEL_BOOK.encode(book))))
         query = START + timedelta(days=asked)
         assert book.available(query) == plain.available(query)
         assert book.balance(query) == plain.balance(query)
-    assert book.to_records() == [[d.isoformat(), str(v)] for d, v in sorted(plain.deltas.items())]
+    assert FUEL_BOOK.encode(book) == [
+        [d.isoformat(), str(v)] for d, v in sorted(plain.deltas.items())
+    ]
 
 
-def test_old_dates_are_packed_and_a_back_dated_delivery_still_checks_them() -> None:
+def test_a_back_dated_delivery_checks_every_later_date() -> None:
     book = FuelBook()
     for n in range(3 * RECENT):  # 1,000 gallons received on each of 192 days
         book.receive(Decimal(1_000), START + timedelta(days=n))
-    assert len(book._dates) < 2 * RECENT and book._packed  # most days are packed
     # on day 10 the book held 11 × 1,000 gallons; nothing later goes below that
     assert book.available(START + timedelta(days=10)) == Decimal(11_000)
     book.deliver(Decimal(11_000), START + timedelta(days=10))
     assert book.balance(START + timedelta(days=10)) == 0
     assert book.balance(START + timedelta(days=3 * RECENT)) == Decimal(3 * RECENT * 1_000 - 11_000)
+
+
+def test_a_copy_changes_apart_from_its_original() -> None:
+    book = FuelBook()
+    book.receive(Decimal(1_000), START)
+    copied = deepcopy(book)
+    copied.deliver(Decimal(400), START + timedelta(days=1))
+    book.receive(Decimal(5), START + timedelta(days=2))
+    assert list(book.changes()) == [(START, Decimal(1_000)), (START + timedelta(days=2), 5)]
+    assert copied.balance(START + timedelta(days=9)) == Decimal(600)

@@ -20,7 +20,7 @@ from ledger.domain.fuels import (
     other_fuel_ev,
     rr,
 )
-from ledger.rules.s1426_generation import (
+from ledger.rules.s1426.generation import (
     BatchYield,
     Feedstock,
     GenerationInput,

@@ -1,12 +1,15 @@
-"""Holdings in snapshots: grouped by slot (D code, vintage, K), decoded only when used, and the
-first stored format (one flat list of records) still read."""
+"""Holdings in snapshots: grouped by slot (D code, vintage, K), decoded only when used; the
+release-1 store's snapshots still load."""
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
+import shutil
+import sqlite3
+from copy import deepcopy
 from datetime import date, timedelta
+from functools import reduce
 from pathlib import Path
+from uuid import UUID
 
 import orjson
 from hypothesis import given, settings
@@ -14,37 +17,39 @@ from hypothesis import strategies as st
 
 from ledger import Ledger
 from ledger.domain.holdings import Holdings
+from ledger.domain.party import Party
 from ledger.domain.rin import BlockKey, RinBlock
+from ledger.infrastructure.transcodings import HoldingsAsRecords
 
-DATA = Path(__file__).parent / "data"
-
-
-def first_format_snapshot() -> dict[str, object]:
-    """A Party snapshot stored by commit 6e3957a, holdings in the first format."""
-    return json.loads((DATA / "snapshot_v1.json").read_text())
+STORE_R1 = Path(__file__).parent / "data" / "store_r1"
+HOLDINGS = HoldingsAsRecords()
 
 
-def test_a_first_format_snapshot_still_loads(tmp_path: Path) -> None:
-    stored = first_format_snapshot()
-    raw = orjson.loads(str(stored["state"]))["state"]["holdings"]["_data_"]
-    # Expected totals straight from the stored JSON: Σ (E − S + 1) per (D, vintage, K), where
-    # the 22-character prefix is K, YYYY, CCCC, FFFFF, BBBBB, RR, D.
-    expected: dict[tuple[int, int, int], int] = defaultdict(int)
-    for prefix, _generated, _fuel, _acquired, intervals in raw:
-        slot = (int(prefix[21]), int(prefix[1:5]), int(prefix[0]))
-        expected[slot] += sum(end - start + 1 for start, end in intervals)
-    with Ledger(tmp_path) as ledger:
-        state = ledger.app.mapper.transcoder.decode(str(stored["state"]).encode())
-    holdings = state["state"]["holdings"]
-    assert isinstance(holdings, Holdings)
-    assert holdings.totals() == dict(expected)
-    assert len(raw) == 100 and len(expected) == 8  # the fixture: 100 records in 8 slots
-    # re-stored in the slot format, with the same records
-    slots = holdings.to_records()
-    assert [tuple(s[:3]) for s in slots] == sorted(expected)
-    assert sorted(map(orjson.dumps, (r for s in slots for r in s[3]))) == sorted(
-        map(orjson.dumps, raw)
-    )
+def _stored(holdings: Holdings) -> Holdings:
+    """`holdings` saved as a snapshot stores it (JSON) and read back."""
+    return HOLDINGS.decode(orjson.loads(orjson.dumps(HOLDINGS.encode(holdings))))
+
+
+def test_release_1_snapshots_load_and_equal_a_replay(tmp_path: Path) -> None:
+    """The release-1 fixture's snapshots are in the slot format (the first, flat format that
+    the removed shim read is in none of them) and decode to what replaying the events gives."""
+    shutil.copytree(STORE_R1, tmp_path / "r1")
+    with sqlite3.connect(tmp_path / "r1" / "events.sqlite") as db:
+        rows = db.execute(
+            "SELECT originator_id, originator_version, state FROM stored_snapshots"
+        ).fetchall()
+    assert len(rows) == 2
+    with Ledger(tmp_path / "r1") as ledger:
+        for originator, version, state in rows:
+            raw = orjson.loads(state)["state"]["holdings"]["_data_"]
+            assert all(isinstance(slot[0], int) and len(slot) == 4 for slot in raw)
+            loaded = HOLDINGS.decode(raw)
+            events = ledger.app.events.get(UUID(str(originator)), lte=version)
+            party = reduce(lambda aggregate, event: event.mutate(aggregate), events, None)
+            assert isinstance(party, Party)
+            replayed = party.holdings
+            assert list(loaded.blocks()) == list(replayed.blocks()) != []
+            assert loaded.totals() == replayed.totals()
 
 
 KEY_6 = BlockKey(2, 2024, "1001", "10001", "00001", 10, 6, date(2024, 1, 31), "ethanol")
@@ -55,14 +60,14 @@ def test_loading_decodes_only_the_slots_used() -> None:
     holdings = Holdings()
     holdings.add(RinBlock(KEY_6, 1, 1_000), date(2024, 3, 1))
     holdings.add(RinBlock(KEY_4, 1, 500), date(2024, 3, 2))
-    stored = orjson.loads(orjson.dumps(holdings.to_records()))
-    loaded = Holdings.from_records(stored)
+    stored = orjson.loads(orjson.dumps(HOLDINGS.encode(holdings)))
+    loaded = HOLDINGS.decode(stored)
     # a FIFO pick of D6 reads the D6 slot only; the D4 slot's records are saved as loaded
     assert loaded.pick_fifo(date(2024, 3, 5), 10, d_code=6, vintage=2024, k=2) == [
         RinBlock(KEY_6, 1, 10)
     ]
     loaded.remove(RinBlock(KEY_6, 1, 10), date(2024, 3, 5))
-    again = loaded.to_records()
+    again = HOLDINGS.encode(loaded)
     d4 = next(slot for slot in again if slot[0] == 4)
     assert d4[3] is next(slot for slot in stored if slot[0] == 4)[3]
     d6 = next(slot for slot in again if slot[0] == 6)
@@ -105,7 +110,27 @@ def test_snapshot_round_trips_at_any_point_equal_a_holdings_never_stored(
                 for holdings in (plain, stored):
                     holdings.remove(block, on)
         if snapshot:
-            stored = Holdings.from_records(orjson.loads(orjson.dumps(stored.to_records())))
+            stored = _stored(stored)
         assert list(stored.blocks()) == list(plain.blocks())
     assert stored.totals() == plain.totals()
-    assert stored.to_records() == plain.to_records()
+    assert HOLDINGS.encode(stored) == HOLDINGS.encode(plain)
+
+
+def test_a_copy_shares_slots_until_either_side_changes_one() -> None:
+    """The repository hands out deep copies: a change to a copy never shows in the original, nor
+    the original's in the copy, in a fresh holdings or in one read from a snapshot."""
+    fresh = Holdings()
+    fresh.add(RinBlock(KEY_6, 1, 1_000), date(2024, 3, 1))
+    fresh.add(RinBlock(KEY_4, 1, 500), date(2024, 3, 2))
+    for original in (fresh, _stored(fresh)):
+        copied = deepcopy(original)
+        copied.remove(RinBlock(KEY_6, 1, 10), date(2024, 3, 5))
+        original.add(RinBlock(KEY_4, 501, 600), date(2024, 3, 6))
+        assert original.totals() == {(6, 2024, 2): 1_000, (4, 2024, 2): 600}
+        assert copied.totals() == {(6, 2024, 2): 990, (4, 2024, 2): 500}
+        again = deepcopy(copied)  # a copy of a copy, then both change the same slot
+        again.remove(RinBlock(KEY_6, 11, 20), date(2024, 3, 5))
+        copied.add(RinBlock(KEY_6, 1, 10), date(2024, 3, 7))
+        assert again.totals()[(6, 2024, 2)] == 980
+        assert copied.totals()[(6, 2024, 2)] == 1_000
+        assert HOLDINGS.encode(_stored(original)) == HOLDINGS.encode(original)

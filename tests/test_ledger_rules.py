@@ -1,8 +1,8 @@
 """Every write-side rule applied through the `Ledger`: a command that breaks it on purpose is
 rejected with its rule id, citation, field and numbers, and a command that keeps it is applied.
 
-Rules of ledger/domain/rin.py (RIN-BATCH-UNIQUE), §80.1428, §80.1429, §80.1450, §80.1427 (retirement
-and CMP-*) and the EMTS reason lists.
+Rules of §80.1425 (RIN-BATCH-UNIQUE), §80.1428, §80.1429, §80.1450, §80.1427 (retirement and
+CMP-*) and the EMTS reason lists.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from markets import ok, register_all
 
 from ledger import Ledger, Result
-from ledger.rules.s1426_generation import GenerationInput, compute_generation
+from ledger.rules.s1426.generation import GenerationInput, compute_generation
 
 PARTIES = [
     ("1001", ["producer"], ["20001"]),

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger.domain.errors import RuleViolation
-from ledger.domain.rin import D_CODES, MAX_SERIAL, BlockKey, RinBlock, format_code, parse_code
+from ledger.domain.rin import BlockKey, RinBlock, format_code, parse_code
+from ledger.rules.s1425_rin import D_CODES, MAX_SERIAL
 
 SERIALS = ("RIN-SERIALS", "§80.1425(h)-(i)")
 Fields = tuple[int, int, str, str, str, int, int, int, int]

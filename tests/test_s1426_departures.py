@@ -18,8 +18,8 @@ from ledger import Ledger, Result
 from ledger.domain.errors import RuleViolation
 from ledger.domain.party import Party
 from ledger.domain.rin import BlockKey, RinBlock
-from ledger.rules.s1426_delayed import DelayedHistory, check_retirement
-from ledger.rules.s1426_generation import GenerationInput, check_delayed, compute_generation
+from ledger.rules.s1426.delayed import DelayedHistory, check_retirement
+from ledger.rules.s1426.generation import GenerationInput, check_delayed, compute_generation
 
 PARTIES = [
     ("1001", ["producer"], ["20001"]),

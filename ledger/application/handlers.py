@@ -19,26 +19,29 @@ from eventsourcing.persistence import Recording
 
 from ledger.application.idempotency import CommandRecord, event_name, ids_are_ordered
 from ledger.domain import commands as c
-from ledger.domain.daughters import check_not_parent, cut
-from ledger.domain.emts import TRADE_REASONS, retirement_reason, separation_reason
+from ledger.domain.daughters import cut
+from ledger.domain.emts import TRADE_REASONS
 from ledger.domain.errors import InputError, LedgerError
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
-from ledger.domain.rin import BatchId, BlockKey, RinBlock, check_batch_unique, parse_code
+from ledger.domain.rin import BatchId, BlockKey, RinBlock, parse_code
 from ledger.domain.separation_year import separation_year
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.invalidation_index import InvalidationIndex
-from ledger.rules import s1426_delayed as dl
-from ledger.rules import s1426_eligibility as elig
-from ledger.rules import s1426_generation as gen
 from ledger.rules import s1427_compliance as cmp
-from ledger.rules import s1427_retirement as ret
 from ledger.rules import s1428_rins as r1428
-from ledger.rules import s1429_replacement as rpl
 from ledger.rules import s1429_separation as sep
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1450_registration as reg
+from ledger.rules import s1460_prohibited as prh
+from ledger.rules import s1474_replacement as rpl
 from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
+from ledger.rules.s1425_rin import check_batch_unique
+from ledger.rules.s1426 import delayed as dl
+from ledger.rules.s1426 import eligibility as elig
+from ledger.rules.s1426 import generation as gen
+from ledger.rules.s1429_separation import separation_reason
+from ledger.rules.s1434_retirement import retirement_reason
 
 
 @dataclass
@@ -120,7 +123,7 @@ class UnitOfWork:
 
     def registered(self, party_id: str, field_name: str) -> Party:
         party = self.party(party_id)
-        reg.check_registered(party_id, party is not None, field_name)
+        r1428.check_registered(party_id, party is not None, field_name)
         assert party is not None
         return party
 
@@ -398,7 +401,7 @@ def resolve(party: Party, selector: c.RinSelector, on: date) -> list[RinBlock]:
         block = RinBlock(key or base, start, end)
         held = party.holdings.held_gallon_rins(block, on) if key else 0
         r1428.check_held(block.gallon_rins, held, selector.code, on.isoformat(), "rins.code")
-        check_not_parent(block, party.split_cuts, "rins.code")
+        r1428.check_not_parent(block, party.split_cuts, "rins.code")
         return [block]
     blocks = cut(party.holdings.pick_fifo(
         on, selector.quantity, d_code=selector.d_code, vintage=selector.vintage, k=selector.k,
@@ -416,8 +419,8 @@ def transfer(uow: UnitOfWork, cmd: c.Transfer) -> list[str]:
     r1428.check_not_self(cmd.from_, cmd.to)
     blocks = resolve(seller, cmd.rins, cmd.date)
     for b in blocks:
-        inv.check_transferable(uow.invalid_in(b), b.code)
-    rpl.check_replacement_use(replacement_rins(uow, seller, blocks), blocks, "transferred")
+        prh.check_transferable(uow.invalid_in(b), b.code)
+    sep.check_replacement_use(replacement_rins(uow, seller, blocks), blocks, "transferred")
     count = sum(b.gallon_rins for b in blocks)
     if blocks[0].key.k == 1:
         r1428.check_assigned_transfer(count, cmd.volume)
@@ -508,15 +511,15 @@ def check_separation_limits(uow: UnitOfWork, party: Party, year: int, blocks: li
 def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
     party = uow.registered(cmd.party, "party")
     reason = retirement_reason(cmd.reason)
-    ret.check_retirement_year(reason.word, cmd.compliance_year, cmd.category)
+    cmp.check_retirement_year(reason.word, cmd.compliance_year, cmd.category)
     if reason.word == "compliance":
-        ret.check_retirer(cmd.party, party.roles)
+        cmp.check_retirer(cmd.party, party.roles)
     blocks = resolve(party, cmd.rins, cmd.date)
-    if reason.word != rpl.REPLACEMENT_RETIREMENT:
-        rpl.check_replacement_use(
+    if reason.word != sep.REPLACEMENT_RETIREMENT:
+        sep.check_replacement_use(
             replacement_rins(uow, party, blocks), blocks, f"retired for {reason.word}"
         )
-    if reason.word in ret.YEAR_REASONS:  # §80.1431(b)(2): never for compliance
+    if reason.word in cmp.YEAR_REASONS:  # §80.1431(b)(2): never for compliance
         for b in blocks:
             inv.check_usable(uow.invalid_in(b), b.code, reason.word)
     if reason.word == "remedial_invalid":
@@ -567,13 +570,13 @@ def check_replacement(uow: UnitOfWork, party: Party, cmd: c.Retire, blocks: list
                 if invalid := uow.invalid_in(b):
                     used += invalid
                     categories |= cmp.valid_for(b.key.d_code, event.category)
-    inv.check_replacement_needed(
+    rpl.check_replacement_needed(
         cmd.party, year, used - replaced, sum(b.gallon_rins for b in blocks)
     )
     assert year is not None
     for b in blocks:
         cmp.check_compliance_retirement(b.key.k, b.key.vintage, b.key.d_code, year, cmd.category)
-        inv.check_replacement_d_code(
+        rpl.check_replacement_d_code(
             b.key.d_code, cmp.valid_for(b.key.d_code, cmd.category), categories
         )
 
@@ -585,7 +588,7 @@ def split(uow: UnitOfWork, cmd: c.Split) -> list[str]:
     parent = RinBlock(key or base, start, end)
     held = party.holdings.held_gallon_rins(parent, cmd.date) if key else 0
     r1428.check_split(parent.gallon_rins, held, cmd.sizes, cmd.rin)
-    check_not_parent(parent, party.split_cuts, "rin")
+    r1428.check_not_parent(parent, party.split_cuts, "rin")
     daughters, first = [], start
     for size in cmd.sizes:
         daughters.append(RinBlock(parent.key, first, first + size - 1))
@@ -598,7 +601,7 @@ def split(uow: UnitOfWork, cmd: c.Split) -> list[str]:
 
 def report_obligation(uow: UnitOfWork, cmd: c.ReportObligation) -> list[str]:
     party = uow.registered(cmd.party, "party")
-    ret.check_retirer(cmd.party, party.roles)
+    cmp.check_retirer(cmd.party, party.roles)
     cmp.check_bbd_2010_reduction(cmd.year, cmd.bbd_2010_reduction)
     if cmd.rvo is not None:
         rvo, source = validate_rvo(cmd.rvo), "given"

@@ -22,9 +22,10 @@ from pydantic import (
 )
 
 from ledger.application.json_lines import RefusedLine, parse_line
+from ledger.domain.emts import TradeReason
 from ledger.domain.errors import InputError
 from ledger.domain.strict_types import AmountText, Flag, Integer, IntegerKey, IsoDate, Text
-from ledger.rules.s1426_generation import GenerationInput
+from ledger.rules.s1426.generation import GenerationInput
 from ledger.rules.s1431_invalid import Cause
 
 PartyId = Annotated[Text, Field(pattern=r"^[0-9]{4}$", description="4-digit company id")]
@@ -119,9 +120,7 @@ class Transfer(Dated):
     volume: Gallons | None = None
     ptd: Annotated[Text, Field(max_length=200)] | None = None
     price: Annotated[Decimal, Field(ge=0, max_digits=18), AmountText] | None = None
-    reason: Literal[
-        "standard", "remedial_partner", "remedial_duplicate", "tolling", "intra_company"
-    ] = Field(default="standard", description="EMTS buy/sell reason")
+    reason: TradeReason = Field(default=TradeReason.STANDARD, description="EMTS buy/sell reason")
 
 
 class TransferFuel(Dated):

@@ -1,5 +1,6 @@
 """Daughter batch-RINs (§80.1428(d)): once a batch-RIN is divided, each daughter is a batch-RIN
-of its own, named by its own 38-character code, and the parent's code names no held block.
+of its own, named by its own 38-character code, and the parent's code names no held block
+(refused by `ledger.rules.s1428_rins.check_not_parent`).
 
 A division is kept as cut points: the first serial of every daughter but the first. Blocks a
 party holds, picks or is named are cut there, so contiguous daughters are never merged back.
@@ -11,13 +12,6 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 
 from ledger.domain.rin import RinBlock
-from ledger.rules.catalogue import rule
-
-SPLIT_PARENT = rule(
-    "SPLIT-PARENT", "§80.1428(d)",
-    "a divided batch-RIN is named by its daughters' codes: a code spanning two daughters "
-    "names no held block",
-)
 
 Cuts = Mapping[str, Sequence[int]]  # batch identity YYYYCCCCFFFFFBBBBB → sorted cut serials
 
@@ -45,19 +39,6 @@ def cut(blocks: Iterable[RinBlock], cuts: Cuts) -> list[RinBlock]:
         RinBlock(block.key, first, last) for block in blocks
         for first, last in pieces(block.start, block.end, cuts.get(str(block.key.batch_id), ()))
     ]
-
-
-def check_not_parent(block: RinBlock, cuts: Cuts, field: str) -> None:
-    """Refuse a code that spans daughters, listing the daughters' codes it covers.
-
-    Daughters keep every component but S and E (§80.1428(d)(1)), so each is named by its own code.
-    """
-    points = inner_cuts(block, cuts)
-    if points:
-        names = ", ".join(b.code for b in cut([block], cuts))
-        raise SPLIT_PARENT.violation(
-            f"{block.code} was divided into daughter batch-RINs; name them: {names}", field
-        )
 
 
 def add_cut(cuts: dict[str, list[int]], batch: str, serial: int) -> None:

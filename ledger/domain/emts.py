@@ -1,32 +1,72 @@
-"""EMTS reason codes for separation and retirement (reference.md §5), and the ledger's words.
+"""EMTS reason codes for separation, retirement and trade (reference.md §5), and the ledger's
+words for them.
 
 A command may name a reason by the ledger's word (`blending`), by the EMTS code (20) or by the
 code as text ("20"). The code lists come from third-party copies of EMTS's lists, not from the
-regulation, so an unknown reason is refused under the paragraph that limits the reasons.
+regulation; the rules that refuse an unknown reason are in `ledger.rules.s1429_separation`
+(§80.1429(b)) and `ledger.rules.s1434_retirement` (§80.1434(a)).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TypeVar
 
-from ledger.rules.catalogue import Rule, rule
 
-EMTS_SEPARATION_REASON = rule(
-    "EMTS-SEPARATION-REASON",
-    "§80.1429(b)",
-    "a RIN is separated only under one of §80.1429(b)(1)-(b)(10), named by a known word or "
-    "EMTS separation reason code",
-)
-# The excerpts hold no list of retirement reasons. §80.1434(a) (eCFR: "A RIN must be retired in
-# any of the following cases") is the paragraph that does, so an unknown reason is refused under
-# it; §80.1427(a)(1) is cited only for the compliance reason itself.
-EMTS_RETIREMENT_REASON = rule(
-    "EMTS-RETIREMENT-REASON",
-    "§80.1434(a)",
-    "a RIN is retired only for a listed reason, named by a known word or EMTS retirement "
-    "reason code",
-)
+class SeparationWord(StrEnum):
+    """The ledger's word for a separation reason, as commands name it and events store it."""
+
+    OBLIGATED_PARTY = "obligated_party"
+    BLENDING = "blending"
+    NEAT_USE = "neat_use"
+    BIOGAS_ELECTRICITY = "biogas_electricity"
+    UPSTREAM_DELEGATION = "upstream_delegation"
+    EXPORT = "export"
+    HEATING_OIL_JET = "heating_oil_jet"
+    NONROAD = "nonroad"
+    DESIGNATED_HEATING_OIL_JET = "designated_heating_oil_jet"
+    DELAYED = "delayed"
+    SMALL_REFINER = "small_refiner"
+    REPLACEMENT = "replacement"
+
+
+class RetirementWord(StrEnum):
+    """The ledger's word for a retirement reason, as commands name it and events store it."""
+
+    SPILL = "spill"
+    CONTAMINATED = "contaminated"
+    IMPORT_CORRECTION = "import_correction"
+    OCEAN_VESSEL = "ocean_vessel"
+    INVALID_RIN = "invalid_rin"
+    VOLUME_ERROR = "volume_error"
+    ENFORCEMENT = "enforcement"
+    COMPLIANCE = "compliance"
+    NON_QUALIFYING_USE = "non_qualifying_use"
+    DELAYED_RIN = "delayed_rin"
+    REMEDIAL_INVALID = "remedial_invalid"
+    REMEDIAL_COMPLIANCE = "remedial_compliance"
+
+
+class TradeReason(StrEnum):
+    """EMTS buy/sell reasons a recorded transfer carries (reference.md §5); deny (050) and cancel
+    (060) are outcomes of a submission in EMTS, not reasons a recorded transfer can carry."""
+
+    STANDARD = "standard"
+    REMEDIAL_PARTNER = "remedial_partner"
+    REMEDIAL_DUPLICATE = "remedial_duplicate"
+    TOLLING = "tolling"
+    INTRA_COMPANY = "intra_company"
+
+
+#: EMTS buy/sell reason code of each trade reason (reference.md §5)
+TRADE_REASONS: dict[TradeReason, int] = {
+    TradeReason.STANDARD: 10,
+    TradeReason.REMEDIAL_PARTNER: 30,
+    TradeReason.REMEDIAL_DUPLICATE: 80,
+    TradeReason.TOLLING: 110,
+    TradeReason.INTRA_COMPANY: 120,
+}
 
 
 @dataclass(frozen=True)
@@ -35,7 +75,7 @@ class SeparationReason:
     a human name and the §80.1429(b) paragraph (or §80.1426(g) for delayed RINs) it rests on."""
 
     code: int | None
-    word: str
+    word: SeparationWord
     name: str
     paragraph: str
 
@@ -46,18 +86,26 @@ class RetirementReason:
     rests on where reference.md or the excerpts name one (None otherwise)."""
 
     code: int
-    word: str
+    word: RetirementWord
     name: str
     paragraph: str | None
 
 
 # Listed in code order; where two words share a code, the first is what that code names.
 SEPARATION_REASONS: tuple[SeparationReason, ...] = (
-    SeparationReason(10, "obligated_party", "obligated party receives fuel", "§80.1429(b)(1)"),
-    SeparationReason(20, "blending", "blending into transportation fuel", "§80.1429(b)(2)"),
+    SeparationReason(
+        10, SeparationWord.OBLIGATED_PARTY,
+        "obligated party receives fuel",
+        "§80.1429(b)(1)",
+    ),
+    SeparationReason(
+        20, SeparationWord.BLENDING,
+        "blending into transportation fuel",
+        "§80.1429(b)(2)",
+    ),
     SeparationReason(
         30,
-        "neat_use",
+        SeparationWord.NEAT_USE,
         "designated as transportation fuel without blending",
         "§80.1429(b)(4)",
     ),
@@ -66,82 +114,82 @@ SEPARATION_REASONS: tuple[SeparationReason, ...] = (
     # their own, so they share 30 and code 30 alone reads as `neat_use`.
     SeparationReason(
         30,
-        "biogas_electricity",
+        SeparationWord.BIOGAS_ELECTRICITY,
         "biogas or electricity designated and used as transportation fuel",
         "§80.1429(b)(5)",
     ),
     # Upstream delegation, heating oil / jet fuel use and non-road use (EMTS 40, 60, 70) are
     # separations on blending; EMTS does not say which paragraph, the ledger reads (b)(2).
     SeparationReason(
-        40, "upstream_delegation", "upstream delegation for blending", "§80.1429(b)(2)"
+        40, SeparationWord.UPSTREAM_DELEGATION, "upstream delegation for blending",
+        "§80.1429(b)(2)",
     ),
-    SeparationReason(50, "export", "export", "§80.1429(b)(3)"),
-    SeparationReason(60, "heating_oil_jet", "use as heating oil or jet fuel", "§80.1429(b)(2)"),
-    SeparationReason(70, "nonroad", "use in non-road engines", "§80.1429(b)(2)"),
+    SeparationReason(50, SeparationWord.EXPORT, "export", "§80.1429(b)(3)"),
+    SeparationReason(
+        60, SeparationWord.HEATING_OIL_JET,
+        "use as heating oil or jet fuel",
+        "§80.1429(b)(2)",
+    ),
+    SeparationReason(70, SeparationWord.NONROAD, "use in non-road engines", "§80.1429(b)(2)"),
     SeparationReason(
         80,
-        "designated_heating_oil_jet",
+        SeparationWord.DESIGNATED_HEATING_OIL_JET,
         "designated as heating oil or jet fuel without blending",
         "§80.1429(b)(4)",
     ),
-    SeparationReason(90, "delayed", "delayed RINs", "§80.1426(g)"),
+    SeparationReason(90, SeparationWord.DELAYED, "delayed RINs", "§80.1426(g)"),
     # No EMTS code in reference.md: a small refiner's or a replacement separation is reported
     # under the code of what was done with the fuel, which the word alone does not tell.
     SeparationReason(
-        None, "small_refiner", "small refiner or small refinery separation", "§80.1429(b)(8)"
+        None, SeparationWord.SMALL_REFINER,
+        "small refiner or small refinery separation", "§80.1429(b)(8)"
     ),
-    SeparationReason(None, "replacement", "separation to replace invalid RINs", "§80.1429(b)(10)"),
+    SeparationReason(
+        None, SeparationWord.REPLACEMENT,
+        "separation to replace invalid RINs",
+        "§80.1429(b)(10)",
+    ),
 )
 
 RETIREMENT_REASONS: tuple[RetirementReason, ...] = (
-    RetirementReason(10, "spill", "reported spill", None),
-    RetirementReason(20, "contaminated", "contaminated or spoiled fuel", None),
-    RetirementReason(30, "import_correction", "import volume correction", None),
-    RetirementReason(40, "ocean_vessel", "used in an ocean-going vessel", None),
-    RetirementReason(50, "invalid_rin", "invalid RIN", "§80.1431"),
-    RetirementReason(60, "volume_error", "volume error correction", None),
-    RetirementReason(70, "enforcement", "enforcement obligation", None),
-    RetirementReason(80, "compliance", "demonstrate annual compliance", "§80.1427(a)(1)"),
-    RetirementReason(90, "non_qualifying_use", "non-qualifying use", None),
-    RetirementReason(100, "delayed_rin", "delayed-RIN retirement", "§80.1426(g)(5)"),
-    RetirementReason(110, "remedial_invalid", "remedial retirement", "§80.1431(c)"),
-    RetirementReason(120, "remedial_compliance", "remedial, retire for compliance", None),
+    RetirementReason(10, RetirementWord.SPILL, "reported spill", None),
+    RetirementReason(20, RetirementWord.CONTAMINATED, "contaminated or spoiled fuel", None),
+    RetirementReason(30, RetirementWord.IMPORT_CORRECTION, "import volume correction", None),
+    RetirementReason(40, RetirementWord.OCEAN_VESSEL, "used in an ocean-going vessel", None),
+    RetirementReason(50, RetirementWord.INVALID_RIN, "invalid RIN", "§80.1431"),
+    RetirementReason(60, RetirementWord.VOLUME_ERROR, "volume error correction", None),
+    RetirementReason(70, RetirementWord.ENFORCEMENT, "enforcement obligation", None),
+    RetirementReason(
+        80, RetirementWord.COMPLIANCE,
+        "demonstrate annual compliance",
+        "§80.1427(a)(1)",
+    ),
+    RetirementReason(90, RetirementWord.NON_QUALIFYING_USE, "non-qualifying use", None),
+    RetirementReason(100, RetirementWord.DELAYED_RIN, "delayed-RIN retirement", "§80.1426(g)(5)"),
+    RetirementReason(110, RetirementWord.REMEDIAL_INVALID, "remedial retirement", "§80.1431(c)"),
+    RetirementReason(
+        120, RetirementWord.REMEDIAL_COMPLIANCE,
+        "remedial, retire for compliance",
+        None,
+    ),
 )
-
-#: EMTS buy/sell reason codes for a trade (reference.md §5); deny (050) and cancel (060) are
-#: outcomes of a submission in EMTS, not reasons a recorded transfer can carry.
-TRADE_REASONS: dict[str, int] = {
-    "standard": 10,
-    "remedial_partner": 30,
-    "remedial_duplicate": 80,
-    "tolling": 110,
-    "intra_company": 120,
-}
 
 _Reason = TypeVar("_Reason", SeparationReason, RetirementReason)
 
 
-def separation_reason(value: str | int) -> SeparationReason:
-    """The separation reason named by a word, an EMTS code, or the code as text (§80.1429(b)).
-
-    No assigned RIN is separated but under §80.1429 (§80.1428(a)(2)).
-    """
-    return _lookup(SEPARATION_REASONS, value, EMTS_SEPARATION_REASON, "separation")
-
-
-def retirement_reason(value: str | int) -> RetirementReason:
-    """The retirement reason named by a word, an EMTS code, or the code as text (§80.1434(a))."""
-    return _lookup(RETIREMENT_REASONS, value, EMTS_RETIREMENT_REASON, "retirement")
-
-
-def _lookup(reasons: tuple[_Reason, ...], value: str | int, violated: Rule, kind: str) -> _Reason:
-    """The first reason whose word or code is `value`; else `violated`, listing the known words."""
+def find_reason(reasons: tuple[_Reason, ...], value: str | int) -> _Reason | None:
+    """The first reason whose word or EMTS code is `value` (a word, a code, or the code as text:
+    "20", "020"); None when no reason is named so."""
     code = _as_code(value)
     for reason in reasons:
         if reason.word == value or (code is not None and reason.code == code):
             return reason
-    words = ", ".join(reason.word for reason in reasons)
-    raise violated.violation(f"unknown {kind} reason {value!r}; known: {words}", "reason")
+    return None
+
+
+def unknown(kind: str, value: str | int, reasons: tuple[_Reason, ...]) -> str:
+    """What to say of a `kind` reason (separation, retirement) that names none of `reasons`."""
+    return f"unknown {kind} reason {value!r}; known: {', '.join(r.word for r in reasons)}"
 
 
 def _as_code(value: str | int) -> int | None:

@@ -20,7 +20,7 @@ from ledger.domain.daughters import add_cut
 from ledger.domain.fuel_book import FuelBook
 from ledger.domain.holdings import Holdings
 from ledger.domain.rin import RinBlock
-from ledger.rules.s1426_delayed import emts_production_date
+from ledger.rules.s1426.delayed import emts_production_date
 
 STANDARD_TRADE = 10  # EMTS buy/sell reason 010, standard trade
 PARTY_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/party")

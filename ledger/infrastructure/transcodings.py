@@ -1,13 +1,17 @@
 """How the ledger's events are stored: transcodings for dates and value objects, store settings.
 
 Dates, Decimals and the value objects (`RinBlock`, `Holdings`, `FuelBook`) round-trip exactly:
-a RinBlock is stored as its 38-character code plus its batch's generation date and fuel.
+a RinBlock is stored as its 38-character code plus its batch's generation date and fuel;
+Holdings as records grouped by slot, each slot decoded only when first read.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping, MutableMapping
 from datetime import date
+from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -15,9 +19,11 @@ from urllib.parse import unquote, urlparse
 from eventsourcing.persistence import JSONTranscoder, Transcoding
 
 from ledger.domain.fuel_book import FuelBook
-from ledger.domain.holdings import Holdings
-from ledger.domain.rin import RinBlock, stored_block
+from ledger.domain.holdings import Holdings, Slot, SlotHoldings, fifo_order
+from ledger.domain.ranges import SerialSet
+from ledger.domain.rin import BlockKey, RinBlock, parse_code
 from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
+from ledger.rules.s1425_rin import check_serials
 
 DEFAULT_DATA = "./rin-data"
 EVENTS_FILE = "events.sqlite"
@@ -39,6 +45,34 @@ class DateAsISO(Transcoding):
         return date.fromisoformat(data)
 
 
+KEYS_REMEMBERED = 8_192  # block keys decoded from the store, most recently used
+#: one stored holding: [22-character prefix, generated, fuel, acquired, [[start, end], …]]
+Record = list[Any]
+
+
+@lru_cache(maxsize=KEYS_REMEMBERED)
+def stored_key(prefix: str, generated: str, fuel: str) -> BlockKey:
+    """The key of a stored block from its code's 22-character prefix and its provenance.
+
+    Checked like any code the first time (§80.1425), then remembered: a batch's blocks recur in
+    many events and snapshots, and reading the store back should not re-check the same fields
+    every time. The batches traded at any one time are a few thousand, so a bounded memory of
+    them keeps the hits and keeps memory flat however long the history.
+    """
+    base, _, _ = parse_code(f"{prefix}0000000100000001")
+    return BlockKey(
+        base.k, base.vintage, base.company, base.facility, base.batch, base.rr, base.d_code,
+        date.fromisoformat(generated), fuel,
+    )
+
+
+def stored_block(code: str, generated: str, fuel: str) -> RinBlock:
+    """A stored block from its 38-character code and provenance (see `stored_key`)."""
+    start, end = int(code[22:30]), int(code[30:38])
+    check_serials(start, end)
+    return RinBlock(stored_key(code[:22], generated, fuel), start, end)
+
+
 class RinBlockAsCode(Transcoding):
     """A block as [38-character code, generation date, fuel]."""
 
@@ -53,26 +87,106 @@ class RinBlockAsCode(Transcoding):
         return stored_block(code, generated, fuel)
 
 
+class StoredSlots(MutableMapping[Slot, SlotHoldings]):
+    """Holdings' slots read from a snapshot: each kept as its stored records until first read,
+    and saved again as read while unchanged. A busy party's snapshot then loads at the cost of
+    the slots a command touches, and saves at the cost of those it changed."""
+
+    def __init__(self, records: dict[Slot, list[Record]]) -> None:
+        self._records = records  # not yet decoded, or decoded and not replaced since
+        self._decoded: dict[Slot, SlotHoldings] = {}
+
+    def __copy__(self) -> StoredSlots:
+        copy = StoredSlots(dict(self._records))
+        copy._decoded = dict(self._decoded)
+        return copy
+
+    def __getitem__(self, slot: Slot) -> SlotHoldings:
+        if slot not in self._decoded:
+            self._decoded[slot] = decode_slot(self._records[slot])
+        return self._decoded[slot]
+
+    def __setitem__(self, slot: Slot, holdings: SlotHoldings) -> None:
+        self._records.pop(slot, None)  # no longer what was stored
+        self._decoded[slot] = holdings
+
+    def __delitem__(self, slot: Slot) -> None:
+        if self._records.pop(slot, None) is None:
+            del self._decoded[slot]
+        else:
+            self._decoded.pop(slot, None)
+
+    def __iter__(self) -> Iterator[Slot]:
+        return iter(self._decoded.keys() | self._records.keys())
+
+    def __len__(self) -> int:
+        return len(self._decoded.keys() | self._records.keys())
+
+    def __contains__(self, slot: object) -> bool:
+        return slot in self._records or slot in self._decoded
+
+    def stored(self, slot: Slot) -> list[Record] | None:
+        """`slot`'s records as loaded, if it was not replaced since."""
+        return self._records.get(slot)
+
+
+def decode_slot(records: list[Record]) -> SlotHoldings:
+    """One slot's holdings from its stored records."""
+    held: SlotHoldings = {}
+    for prefix, generated, fuel, acquired, intervals in records:
+        key = stored_key(prefix, generated, fuel)
+        held.setdefault(key, {})[date.fromisoformat(acquired)] = SerialSet(
+            tuple((start, end) for start, end in intervals)
+        )
+    return held
+
+
+def encode_slot(held: Mapping[BlockKey, Mapping[date, SerialSet]]) -> list[Record]:
+    """One slot's stored records, in FIFO then acquisition order."""
+    return [
+        [key.prefix, key.generated.isoformat(), key.fuel, acquired.isoformat(),
+         [list(interval) for interval in serials]]
+        for key in sorted(held, key=fifo_order)
+        for acquired, serials in sorted(held[key].items())
+    ]
+
+
 class HoldingsAsRecords(Transcoding):
+    """Holdings as [[D code, vintage, K, [record, …]], …] in slot order; a slot loaded from a
+    snapshot and not changed since is saved as it was loaded, without re-encoding."""
+
     type = Holdings
     name = "holdings"
 
-    def encode(self, obj: Holdings) -> list[list[object]]:
-        return obj.to_records()
+    def encode(self, obj: Holdings) -> list[list[Any]]:
+        slots = obj.slots
+        kept = slots.stored if isinstance(slots, StoredSlots) else None
+        out = []
+        for slot in sorted(slots):
+            records = kept(slot) if kept else None
+            if records is None:
+                records = encode_slot(slots[slot])
+            if records:
+                out.append([*slot, records])
+        return out
 
-    def decode(self, data: list[list[object]]) -> Holdings:
-        return Holdings.from_records(data)
+    def decode(self, data: list[list[Any]]) -> Holdings:
+        return Holdings(StoredSlots({
+            (int(d_code), int(vintage), int(k)): records for d_code, vintage, k, records in data
+        }))
 
 
 class FuelBookAsRecords(Transcoding):
+    """A fuel book as [[ISO date, "delta"], …] in date order."""
+
     type = FuelBook
     name = "fuel_book"
 
     def encode(self, obj: FuelBook) -> list[list[str]]:
-        return obj.to_records()
+        return [[on.isoformat(), str(delta)] for on, delta in obj.changes()]
 
     def decode(self, data: list[list[str]]) -> FuelBook:
-        return FuelBook.from_records(data)
+        return FuelBook((date.fromisoformat(on), Decimal(delta)) for on, delta in data)
 
 
 def register_transcodings(transcoder: JSONTranscoder) -> None:

@@ -1,21 +1,7 @@
-"""The regulation's rules, one module per section of 40 CFR 80 Subpart M.
+"""The regulation's rules, one section of 40 CFR 80 Subpart M each, where the citation says.
 
-Importing this package's modules registers every rule in the catalogue (`all_rules`).
+A section's rules live in `s<NNNN>_<topic>.py` (§80.1428 → `s1428_rins.py`); a section too big
+for one file is a package `s<NNNN>/` of topic modules (§80.1426 → `s1426/generation.py`,
+`s1426/delayed.py`, `s1426/eligibility.py`). Each module declares its rules as `Rule` constants
+and lists them in `RULES`; `ledger.rules.registry` gathers them into the catalogue.
 """
-
-RULE_MODULES = (
-    "ledger.domain.rin",
-    "ledger.domain.emts",
-    "ledger.domain.daughters",
-    "ledger.rules.s1407_obligations",
-    "ledger.rules.s1426_generation",
-    "ledger.rules.s1426_delayed",
-    "ledger.rules.s1426_eligibility",
-    "ledger.rules.s1427_compliance",
-    "ledger.rules.s1427_retirement",
-    "ledger.rules.s1428_rins",
-    "ledger.rules.s1429_replacement",
-    "ledger.rules.s1429_separation",
-    "ledger.rules.s1431_invalid",
-    "ledger.rules.s1450_registration",
-)

@@ -1,15 +1,20 @@
-"""The rule catalogue: every rule the ledger enforces, with its citation and enforcing module.
+"""A rule of the regulation: its id, its citation and what it says, and the error it raises.
 
-Each rules module declares its rules with `rule(...)` and raises them with `Rule.violation`;
-`docs/rules.md` is generated from this registry and a test keeps the two equal.
+Each section module declares its rules as `Rule(...)` constants, lists them in its `RULES`
+tuple and raises them with `Rule.violation` or `Rule.check`; `ledger.rules.registry` gathers
+every section's `RULES`, and `docs/rules.md` is generated from it.
 """
 
 from __future__ import annotations
 
-import sys
+import re
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ledger.domain.errors import RuleViolation
+
+_SECTION = re.compile(r"§(80\.\d{4})")
+_Found = TypeVar("_Found")
 
 
 @dataclass(frozen=True)
@@ -19,7 +24,14 @@ class Rule:
     id: str
     citation: str
     summary: str
-    module: str
+
+    @property
+    def section(self) -> str:
+        """The CFR section the citation names first: `§80.1428(a)(4)` → `80.1428`."""
+        found = _SECTION.match(self.citation)
+        if found is None:
+            raise ValueError(f"rule {self.id}: citation {self.citation!r} names no section")
+        return found.group(1)
 
     def violation(self, message: str, field: str | None = None) -> RuleViolation:
         """The error to raise when a command breaks this rule."""
@@ -30,26 +42,8 @@ class Rule:
         if not ok:
             raise self.violation(message, field)
 
-
-RULES: dict[str, Rule] = {}
-
-
-def rule(rule_id: str, citation: str, summary: str) -> Rule:
-    """Declare a rule in the calling module and register it in the catalogue."""
-    if rule_id in RULES:
-        raise ValueError(f"rule {rule_id} declared twice")
-    module = sys._getframe(1).f_globals["__name__"]
-    declared = Rule(rule_id, citation, summary, module)
-    RULES[rule_id] = declared
-    return declared
-
-
-def all_rules() -> list[Rule]:
-    """Every declared rule, importing every rules module first, sorted by citation then id."""
-    from importlib import import_module
-
-    from ledger.rules import RULE_MODULES
-
-    for name in RULE_MODULES:
-        import_module(name)
-    return sorted(RULES.values(), key=lambda r: (r.citation, r.id))
+    def require(self, found: _Found | None, message: str, field: str | None = None) -> _Found:
+        """`found`, or this rule's violation when nothing was found (None)."""
+        if found is None:
+            raise self.violation(message, field)
+        return found

@@ -11,29 +11,25 @@ from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
-from ledger.domain.standards import load_standards
-from ledger.rules.catalogue import rule
+from ledger.rules.catalogue import Rule
+from ledger.rules.s1405_standards import standards_for
 
-OBL_STANDARD_YEAR = rule(
-    "OBL-STANDARD-YEAR",
-    "§80.1405",
-    "an RVO is computed only for a year that has percentage standards",
-)
-OBL_VOLUME = rule(
+OBL_VOLUME = Rule(
     "OBL-VOLUME",
     "§80.1407(a)",
     "the non-renewable gasoline and diesel volumes GV and DV are finite and not negative",
 )
-OBL_RVO_CATEGORY = rule(
+OBL_RVO_CATEGORY = Rule(
     "OBL-RVO-CATEGORY",
     "§80.1407(a)",
     "an RVO is given only for the four obligations CB, BBD, AB and RF",
 )
-OBL_RVO_VALUE = rule(
+OBL_RVO_VALUE = Rule(
     "OBL-RVO-VALUE",
     "§80.1407(a)",
     "each RVO is a whole, non-negative number of gallon-RINs",
 )
+RULES = (OBL_VOLUME, OBL_RVO_CATEGORY, OBL_RVO_VALUE)
 
 _PERCENT = Decimal(100)
 
@@ -54,12 +50,7 @@ def compute_rvo(year: int, gasoline_volume: Decimal, diesel_volume: Decimal) -> 
     whole gallon-RINs and gives no rounding rule. A category with no standard in force (CB in
     2011 and 2012) has an RVO of 0. The deficit carried in is not added here.
     """
-    standards = load_standards().get(year)
-    if standards is None:
-        first, last = min(load_standards()), max(load_standards())
-        raise OBL_STANDARD_YEAR.violation(
-            f"no percentage standards for {year}; the table covers {first}-{last}", "year"
-        )
+    standards = standards_for(year)
     for field, volume in (("gasoline_volume", gasoline_volume), ("diesel_volume", diesel_volume)):
         OBL_VOLUME.check(
             volume.is_finite() and volume >= 0,

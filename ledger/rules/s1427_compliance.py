@@ -1,7 +1,8 @@
 """Compliance with the four RVOs by retired RINs (§80.1427), and deficit carryover (§80.1427(b)).
 
-Two halves: the checks made when a RIN is retired for compliance (K=2, vintage, D7 designation),
-which refuse; and the year-end position per obligation, which reports and never refuses.
+Two halves: the checks made when a RIN is retired for compliance (who retires, for which year,
+K=2, vintage, D7 designation), which refuse; and the year-end position per obligation, which
+reports and never refuses.
 """
 
 from __future__ import annotations
@@ -11,32 +12,46 @@ from dataclasses import dataclass, replace
 from decimal import ROUND_FLOOR, Decimal
 from enum import StrEnum
 
-from ledger.domain.rin import D_CODES, RIN_D
-from ledger.rules.catalogue import rule
+from ledger.domain.emts import RetirementWord
+from ledger.rules.catalogue import Rule
 from ledger.rules.s1407_obligations import Category
+from ledger.rules.s1425_rin import D_CODES, RIN_D
 
-CMP_K2 = rule(
+CMP_K2 = Rule(
     "CMP-K2",
     "§80.1427(a)(8)",
     "only separated RINs (K=2) may be retired for compliance",
 )
-CMP_VINTAGE = rule(
+CMP_VINTAGE = Rule(
     "CMP-VINTAGE",
     "§80.1427(a)(6)(i)",
     "a RIN counts only for the compliance year it was generated in or the next (2008 and 2009 "
     "D4 RINs also for 2010 biomass-based diesel, (a)(7)); older RINs are expired (§80.1428(c))",
 )
-CMP_D7_DESIGNATION = rule(
+CMP_D7_DESIGNATION = Rule(
     "CMP-D7-DESIGNATION",
     "§80.1427(a)(3)(ii)",
     "a D7 RIN retired for compliance is designated to CB or BBD, never both; "
     "no other D code takes a designation",
 )
-CMP_BBD_2010_REDUCTION = rule(
+CMP_BBD_2010_REDUCTION = Rule(
     "CMP-BBD-2010-REDUCTION",
     "§80.1427(a)(7)(i)",
     "only RVO_BBD,2010 may be reduced by the 2008 and 2009 RINs used for 2009; a report for "
     "another year takes no such reduction",
+)
+
+RETIRE_YEAR = Rule(
+    "RETIRE-YEAR", "§80.1427(a)(1)",
+    "a compliance retirement names the compliance year it is applied to; other reasons do not",
+)
+RETIRE_OBLIGATED = Rule(
+    "RETIRE-OBLIGATED", "§80.1427(a)(1)",
+    "only an obligated party (or an exporter for its ERVOs, (c)(1)) retires RINs for compliance",
+)
+RULES = (
+    CMP_K2, CMP_VINTAGE, CMP_D7_DESIGNATION, CMP_BBD_2010_REDUCTION, RETIRE_YEAR,
+    RETIRE_OBLIGATED,
 )
 
 # §80.1427(a)(2)(i)-(iv): the D codes valid for each RVO.
@@ -127,6 +142,39 @@ def check_bbd_2010_reduction(year: int, reduction: int) -> None:
         reduction == 0 or year == _BBD_2010,
         f"bbd_2010_reduction of {reduction:,} is for RVO_BBD,2010 only, not the {year} RVO",
         "bbd_2010_reduction",
+    )
+
+
+#: reasons that apply RINs to a compliance year (80 compliance, 110/120 remedial)
+YEAR_REASONS = frozenset({
+    RetirementWord.COMPLIANCE, RetirementWord.REMEDIAL_INVALID, RetirementWord.REMEDIAL_COMPLIANCE,
+})
+
+
+def check_retirement_year(reason: str, compliance_year: int | None, category: str | None) -> None:
+    """A compliance retirement names the year it is applied to, and a retirement for a reason
+    that applies RINs to no year names none (§80.1427(a)(1))."""
+    if reason == RetirementWord.COMPLIANCE:
+        RETIRE_YEAR.check(
+            compliance_year is not None, "retirement for compliance needs compliance_year",
+            "compliance_year",
+        )
+    elif reason not in YEAR_REASONS:
+        RETIRE_YEAR.check(
+            compliance_year is None and category is None,
+            f"a retirement for {reason} takes no compliance_year or category",
+            "compliance_year" if compliance_year is not None else "category",
+        )
+
+
+def check_retirer(party: str, roles: list[str]) -> None:
+    """Compliance retirements meet an obligated party's RVOs (§80.1427(a)(1)) or an exporter's ERVOs
+    (§80.1427(c)(1)).
+    """
+    RETIRE_OBLIGATED.check(
+        bool({"obligated_party", "exporter"} & set(roles)),
+        f"party {party} is registered as {', '.join(roles)}, not as an obligated party or exporter",
+        "party",
     )
 
 

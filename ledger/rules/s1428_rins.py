@@ -4,35 +4,49 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ledger.rules.catalogue import rule
+from ledger.domain.daughters import Cuts, cut, inner_cuts
+from ledger.domain.rin import RinBlock
+from ledger.rules.catalogue import Rule
 
 MAX_PER_GALLON = Decimal("2.5")
 
-RINS_NOT_HELD = rule(
+RINS_NOT_HELD = Rule(
     "RINS-NOT-HELD", "§80.1428",
     "a party moves, separates, splits or retires only gallon-RINs it owns on that date",
 )
-ASSIGNED_WITH_FUEL = rule(
+ASSIGNED_WITH_FUEL = Rule(
     "ASSIGNED-WITH-FUEL", "§80.1428(a)(3)",
     "assigned RINs transfer only together with a volume of renewable fuel to the same person",
 )
-ASSIGNED_PER_GALLON = rule(
+ASSIGNED_PER_GALLON = Rule(
     "ASSIGNED-PER-GALLON", "§80.1428(a)(4)",
     "at most 2.5 assigned gallon-RINs transfer with each gallon of renewable fuel",
 )
-FUEL_NOT_OWNED = rule(
+FUEL_NOT_OWNED = Rule(
     "FUEL-NOT-OWNED", "§80.1428(a)(3)",
     "a party delivers only renewable fuel it owns on that date; no volume goes negative",
 )
-TRANSFER_SELF = rule(
+TRANSFER_SELF = Rule(
     "TRANSFER-SELF", "§80.1428(a)(3)", "a transfer goes to another person, not to oneself"
 )
-SPLIT_HELD = rule(
+SPLIT_HELD = Rule(
     "SPLIT-HELD", "§80.1428(d)", "only a batch-RIN held in full can be divided"
 )
-SPLIT_SUM = rule(
+SPLIT_SUM = Rule(
     "SPLIT-SUM", "§80.1428(d)(2)",
     "the daughters' gallon-RINs sum to the parent's",
+)
+SPLIT_PARENT = Rule(
+    "SPLIT-PARENT", "§80.1428(d)",
+    "a divided batch-RIN is named by its daughters' codes: a code spanning two daughters "
+    "names no held block",
+)
+REG_UNREGISTERED = Rule(
+    "REG-UNREGISTERED", "§80.1428(b)(2)", "only a party registered under §80.1450 may own RINs"
+)
+RULES = (
+    RINS_NOT_HELD, ASSIGNED_WITH_FUEL, ASSIGNED_PER_GALLON, FUEL_NOT_OWNED, TRANSFER_SELF,
+    SPLIT_HELD, SPLIT_SUM, SPLIT_PARENT, REG_UNREGISTERED,
 )
 
 
@@ -94,3 +108,21 @@ def check_split(parent_count: int, held: int, sizes: list[int], code: str) -> No
         f"daughters of {sum(sizes):,} gallon-RINs do not sum to the parent's {parent_count:,}",
         "sizes",
     )
+
+
+def check_registered(party: str, exists: bool, field: str) -> None:
+    """Only a registered party owns RINs (§80.1428(b)(2))."""
+    REG_UNREGISTERED.check(exists, f"party {party} is not registered", field)
+
+
+def check_not_parent(block: RinBlock, cuts: Cuts, field: str) -> None:
+    """Refuse a code that spans daughters, listing the daughters' codes it covers (§80.1428(d)).
+
+    Daughters keep every component but S and E (§80.1428(d)(1)), so each is named by its own code.
+    """
+    points = inner_cuts(block, cuts)
+    if points:
+        names = ", ".join(b.code for b in cut([block], cuts))
+        raise SPLIT_PARENT.violation(
+            f"{block.code} was divided into daughter batch-RINs; name them: {names}", field
+        )

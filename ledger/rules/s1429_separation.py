@@ -4,81 +4,112 @@ Separation turns K=1 into K=2 (§80.1429(c)). Volumes are the fuel blended, expo
 for those reasons that fuel leaves the party's unblended renewable inventory. Checks follow the
 paragraph a reason rests on, not its word or code, and each refusal cites that paragraph. The
 ledger cannot see designation and use ((b)(4), (b)(5)) or small refinery exemptions ((b)(8)(i)):
-the reason named and the `small_refiner` role stand for them.
+the reason named and the `small_refiner` role stand for them. The reason itself must name one of
+the paragraphs (`separation_reason`), and RINs separated under (b)(10) are kept for replacing
+invalid RINs (`check_replacement_use`).
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from ledger.domain.emts import EMTS_SEPARATION_REASON, SEPARATION_REASONS, SeparationReason
-from ledger.rules.catalogue import Rule, rule
+from ledger.domain.emts import (
+    SEPARATION_REASONS,
+    RetirementWord,
+    SeparationReason,
+    SeparationWord,
+    find_reason,
+    unknown,
+)
+from ledger.domain.rin import RinBlock
+from ledger.rules.catalogue import Rule
 from ledger.rules.s1428_rins import MAX_PER_GALLON
 
-SEP_ASSIGNED_ONLY = rule(
+EMTS_SEPARATION_REASON = Rule(
+    "EMTS-SEPARATION-REASON",
+    "§80.1429(b)",
+    "a RIN is separated only under one of §80.1429(b)(1)-(b)(10), named by a known word or "
+    "EMTS separation reason code",
+)
+SEP_ASSIGNED_ONLY = Rule(
     "SEP-ASSIGNED-ONLY", "§80.1429(c)", "only assigned (K=1) RINs are separated; K goes 1 → 2"
 )
-SEP_OBLIGATED = rule(
+SEP_OBLIGATED = Rule(
     "SEP-OBLIGATED", "§80.1429(b)(1)", "only an obligated party separates as obligated party"
 )
-SEP_BLEND_PER_GALLON = rule(
+SEP_BLEND_PER_GALLON = Rule(
     "SEP-BLEND-PER-GALLON", "§80.1429(b)(2)",
     "a separation on blending names the volume blended; at most 2.5 RINs per gallon of it",
 )
-SEP_EXPORT_PER_GALLON = rule(
+SEP_EXPORT_PER_GALLON = Rule(
     "SEP-EXPORT-PER-GALLON", "§80.1429(b)(3)",
     "a separation on export names the volume exported; at most 2.5 RINs per gallon of it",
 )
-SEP_BIOGAS = rule(
+SEP_BIOGAS = Rule(
     "SEP-BIOGAS", "§80.1429(b)(5)",
     "the biogas/electricity reason applies only to RINs generated for biogas or electricity, "
     "and names the volume designated and used",
 )
-SEP_BIODIESEL_80 = rule(
+SEP_BIODIESEL_80 = Rule(
     "SEP-BIODIESEL-80", "§80.1429(b)(6)",
     "biodiesel RINs separate on blending only at 80 volume per cent biodiesel or less",
 )
-SEP_OBLIGATED_CAP = rule(
+SEP_OBLIGATED_CAP = Rule(
     "SEP-OBLIGATED-CAP", "§80.1429(b)(7)",
     "an obligated party separating RINs it generated itself for fuel it has not blended "
     "((b)(1), (b)(10)) stays within its per-D-code annual limit from its RVOs, deficit included",
 )
-SEP_IMPORTER_CAP = rule(
+SEP_IMPORTER_CAP = Rule(
     "SEP-IMPORTER-CAP", "§80.1429(b)(9)",
     "a party whose RVO arises solely from importing, adding blendstocks or §80.1408 keeps its "
     "separations other than under (b)(2)-(5) and (b)(8) within the per-D-code annual limit",
 )
-SEP_SMALL_REFINER = rule(
+SEP_SMALL_REFINER = Rule(
     "SEP-SMALL-REFINER", "§80.1429(b)(8)",
     "a small refiner that is not otherwise obligated separates only RINs of fuel it blends or "
     "uses; the small-refiner reason is for such parties only",
 )
-SEP_OBLIGATED_PER_GALLON = rule(
+SEP_OBLIGATED_PER_GALLON = Rule(
     "SEP-OBLIGATED-PER-GALLON", "§80.1429(b)(1)",
     "an obligated party separates only RINs assigned to the volume it owns, which it names: at "
     "most 2.5 per gallon of it (§80.1428(a)(4))",
 )
-SEP_NEAT_PER_GALLON = rule(
+SEP_NEAT_PER_GALLON = Rule(
     "SEP-NEAT-PER-GALLON", "§80.1429(b)(4)",
     "RINs separated for neat fuel designated and used as such are those assigned to the volume "
     "named: at most 2.5 per gallon",
 )
-SEP_SMALL_REFINER_PER_GALLON = rule(
+SEP_SMALL_REFINER_PER_GALLON = Rule(
     "SEP-SMALL-REFINER-PER-GALLON", "§80.1429(b)(8)",
     "a small refiner separates only RINs assigned to the volume it blends or uses, which it "
     "names: at most 2.5 per gallon",
 )
-SEP_REPLACEMENT = rule(
+SEP_REPLACEMENT = Rule(
     "SEP-REPLACEMENT", "§80.1429(b)(10)",
     "a producer separates for replacement only RINs it generated itself",
 )
+SEP_REPLACEMENT_ONLY = Rule(
+    "SEP-REPLACEMENT-ONLY", "§80.1429(b)(10)",
+    "RINs separated under (b)(10) are only retired to replace invalid RINs (§80.1474, EMTS "
+    "reason 110): they are never transferred, nor retired for another reason",
+)
+RULES = (
+    EMTS_SEPARATION_REASON, SEP_ASSIGNED_ONLY, SEP_OBLIGATED, SEP_BLEND_PER_GALLON,
+    SEP_EXPORT_PER_GALLON, SEP_BIOGAS, SEP_BIODIESEL_80, SEP_OBLIGATED_CAP, SEP_IMPORTER_CAP,
+    SEP_SMALL_REFINER, SEP_OBLIGATED_PER_GALLON, SEP_NEAT_PER_GALLON,
+    SEP_SMALL_REFINER_PER_GALLON, SEP_REPLACEMENT, SEP_REPLACEMENT_ONLY,
+)
+#: the retirement reason that replaces invalid RINs (§80.1474(b))
+REPLACEMENT_RETIREMENT = RetirementWord.REMEDIAL_INVALID
 
 #: reasons whose fuel leaves the party's unblended renewable inventory
 FUEL_USING = frozenset({
-    "blending", "upstream_delegation", "export", "neat_use", "heating_oil_jet", "nonroad",
-    "designated_heating_oil_jet", "biogas_electricity", "small_refiner",
+    SeparationWord.BLENDING, SeparationWord.UPSTREAM_DELEGATION, SeparationWord.EXPORT,
+    SeparationWord.NEAT_USE, SeparationWord.HEATING_OIL_JET, SeparationWord.NONROAD,
+    SeparationWord.DESIGNATED_HEATING_OIL_JET, SeparationWord.BIOGAS_ELECTRICITY,
+    SeparationWord.SMALL_REFINER,
 })
-NEEDS_VOLUME = FUEL_USING | {"obligated_party"}
+NEEDS_VOLUME = FUEL_USING | {SeparationWord.OBLIGATED_PARTY}
 
 B1, B2, B4, B5, B8, B10 = (f"§80.1429(b)({n})" for n in (1, 2, 4, 5, 8, 10))
 #: the rule bounding the gallon-RINs by the volume named, per paragraph: (b)(2) and (b)(3) say
@@ -97,6 +128,19 @@ SMALL_REFINER_PARAGRAPHS = frozenset({B2, B4, B5, B8})
 UNBLENDED = frozenset({B1, B10})
 #: the fuels of §80.1426(f) RINs that (b)(5) separates
 BIOGAS_FUELS = frozenset({"biogas", "electricity"})
+
+
+def separation_reason(value: str | int) -> SeparationReason:
+    """The separation reason named by a word, an EMTS code, or the code as text; refused unless
+    it is one of §80.1429(b)(1)-(b)(10) or delayed RINs (§80.1429(b)).
+
+    No assigned RIN is separated but under §80.1429 (§80.1428(a)(2)).
+    """
+    return EMTS_SEPARATION_REASON.require(
+        find_reason(SEPARATION_REASONS, value),
+        unknown("separation", value, SEPARATION_REASONS),
+        "reason",
+    )
 
 
 def read_for_fuels(reason: SeparationReason, given: object, fuels: set[str]) -> SeparationReason:
@@ -177,7 +221,7 @@ def check_separation(
             blend_percent <= 80,
             f"biodiesel blended at {blend_percent}% is above 80 volume per cent", "blend_percent",
         )
-    if word == "small_refiner":
+    if word == SeparationWord.SMALL_REFINER:
         SEP_SMALL_REFINER.check(
             "small_refiner" in roles and "obligated_party" not in roles,
             f"the party is registered as {', '.join(roles)}", "reason",
@@ -185,12 +229,14 @@ def check_separation(
 
 
 def check_volume_named(violated: Rule, word: str, volume: Decimal | None) -> None:
-    """The volume of fuel owned, blended, exported or used that the separation rests on."""
+    """The volume of fuel owned, blended, exported or used that the separation rests on, under the
+    paragraph's rule (`VOLUME_RULES`: §80.1429(b)(1)-(b)(5), §80.1429(b)(8))."""
     violated.check(volume is not None, f"separation for {word} needs the volume of fuel", "volume")
 
 
 def check_per_gallon(violated: Rule, gallon_rins: int, volume: Decimal) -> None:
-    """At most 2.5 gallon-RINs separated per gallon of the volume named, under `violated`."""
+    """At most 2.5 gallon-RINs separated per gallon of the volume named, under `violated`: the
+    paragraph's rule (`PER_GALLON`: §80.1429(b)(1)-(b)(4), §80.1429(b)(8); §80.1428(a)(4))."""
     violated.check(
         gallon_rins <= MAX_PER_GALLON * volume,
         f"{gallon_rins:,} gallon-RINs separated for {volume:,} gallons is more than 2.5 per gallon",
@@ -215,8 +261,9 @@ def check_limit(
     capped: Rule, *, d_code: int, year: int, gallon_rins: int, already: int,
     rvo: dict[str, int] | None,
 ) -> None:
-    """(b)(7) or (b)(9): `already` + `gallon_rins` of `d_code` separated in `year` within the
-    limit from `rvo`, the year's RVOs including any deficit carried in (§80.1407(a))."""
+    """§80.1429(b)(7) or §80.1429(b)(9): `already` + `gallon_rins` of `d_code` separated in
+    `year` within the limit from `rvo`, the year's RVOs including any deficit carried in
+    (§80.1407(a))."""
     capped.check(
         rvo is not None, f"no RVO reported for {year}, so the D{d_code} limit is 0", "reason"
     )
@@ -235,3 +282,18 @@ def check_replacement(generator: str, party: str) -> None:
     SEP_REPLACEMENT.check(
         generator == party, f"these RINs were generated by {generator}, not by {party}", "rins"
     )
+
+
+def check_replacement_use(reserved: list[RinBlock], blocks: list[RinBlock], use: str) -> None:
+    """§80.1429(b)(10): refuse `use` (a transfer, or a retirement for another reason) of any
+    serial of `blocks` that the party separated under (b)(10) (`reserved`)."""
+    for block in blocks:
+        for held in reserved:
+            low, high = max(block.start, held.start), min(block.end, held.end)
+            SEP_REPLACEMENT_ONLY.check(
+                held.key.batch_id != block.key.batch_id or low > high,
+                f"{block.code}: serials {low:,}-{high:,} of batch {block.key.batch} were "
+                f"separated under (b)(10) to replace invalid RINs; they are retired for that "
+                f"replacement (reason {REPLACEMENT_RETIREMENT}, §80.1474), not {use}",
+                "rins",
+            )

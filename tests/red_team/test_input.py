@@ -30,7 +30,7 @@ from ledger.application.json_lines import MAX_LINE_BYTES
 from ledger.application.ledger import Ledger
 from ledger.domain.commands import COMMAND_TYPES, ByAttributes, ByCode, parse_command
 from ledger.domain.errors import InputError
-from ledger.rules.s1426_generation import Component, Feedstock
+from ledger.rules.s1426.generation import Component, Feedstock
 
 ROOT = Path(__file__).resolve().parents[2]
 MEASURED = {**BASE["generate"], "volume": None, "measured_volume": "1000", "temperature_f": "60"}

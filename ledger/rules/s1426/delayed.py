@@ -3,7 +3,7 @@
 A party that generated (f)(6) RINs for fuel of a new pathway and sold them with the fuel retires
 as many (EMTS retirement reason 100) before generating delayed RINs, (g)(5); it then generates
 exactly as many delayed RINs as it retired, (g)(6), all on one date, (g)(9). The window and the
-60-day deadline of a single batch, (g)(3)-(4), are checked in `s1426_generation.check_delayed`.
+60-day deadline of a single batch, (g)(3)-(4), are checked in `s1426.generation.check_delayed`.
 """
 
 from __future__ import annotations
@@ -15,37 +15,41 @@ from datetime import date
 
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BatchId, RinBlock
-from ledger.rules.catalogue import rule
-from ledger.rules.s1426_generation import is_delayed
+from ledger.rules.catalogue import Rule
+from ledger.rules.s1426.generation import is_delayed
 
-DELAYED_RETIRE_FIRST = rule(
+DELAYED_RETIRE_FIRST = Rule(
     "DELAYED-RETIRE-FIRST", "§80.1426(g)(5)",
     "a party that generated (f)(6) RINs in the window and transferred them retires gallon-RINs "
     "under (g)(5) before, not after, it generates delayed RINs",
 )
-DELAYED_RETIRE_LIMIT = rule(
+DELAYED_RETIRE_LIMIT = Rule(
     "DELAYED-RETIRE-LIMIT", "§80.1426(g)(5)(i)",
     "no more gallon-RINs are retired than the party generated under (f)(6) from 1 July 2010 to "
     "31 December 2011 and transferred to another party",
 )
-DELAYED_RETIRE_D6 = rule(
+DELAYED_RETIRE_D6 = Rule(
     "DELAYED-RETIRE-D6", "§80.1426(g)(5)(ii)", "RINs retired under (g)(5) have D code 6"
 )
-DELAYED_RETIRE_K2 = rule(
+DELAYED_RETIRE_K2 = Rule(
     "DELAYED-RETIRE-K2", "§80.1426(g)(5)(iii)", "RINs retired under (g)(5) have K code 2"
 )
-DELAYED_RETIRE_YEAR = rule(
+DELAYED_RETIRE_YEAR = Rule(
     "DELAYED-RETIRE-YEAR", "§80.1426(g)(5)(iv)",
     "RINs retired under (g)(5) are of the year (2010 or 2011) of the RINs originally generated",
 )
-DELAYED_EQUALS_RETIRED = rule(
+DELAYED_EQUALS_RETIRED = Rule(
     "DELAYED-EQUALS-RETIRED", "§80.1426(g)(6)",
     "a party that retired under (g)(5) generates as many delayed gallon-RINs as it retired, "
     "year by year",
 )
-DELAYED_ONE_DATE = rule(
+DELAYED_ONE_DATE = Rule(
     "DELAYED-ONE-DATE", "§80.1426(g)(9)",
     "all of a producer's or importer's delayed RINs are generated on the same date",
+)
+RULES = (
+    DELAYED_RETIRE_FIRST, DELAYED_RETIRE_LIMIT, DELAYED_RETIRE_D6, DELAYED_RETIRE_K2,
+    DELAYED_RETIRE_YEAR, DELAYED_EQUALS_RETIRED, DELAYED_ONE_DATE,
 )
 
 F6_PARAGRAPH = "§80.1426(f)(6)(i)"

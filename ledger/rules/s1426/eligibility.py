@@ -14,7 +14,7 @@ generated RINs for. From those it decides:
 Where the facts cannot decide, the caller's statement stays: fuel whose foreign RINs reached
 the importer by a route the ledger did not record (`foreign_rins_already_assigned`); a party
 that also makes the fuel it uses as feedstock may use its own or another's, which only its
-records show (`feedstock_is_renewable_fuel_of_another_party`, checked in s1426_generation);
+records show (`feedstock_is_renewable_fuel_of_another_party`, checked in s1426.generation);
 and a §80.1416 petition approving such fuel is not a fact the ledger holds.
 """
 
@@ -23,19 +23,20 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from ledger.domain.fuels import Fuel
-from ledger.rules.catalogue import rule
-from ledger.rules.s1426_generation import GEN_OTHER_PARTY_FUEL, GenerationInput
+from ledger.rules.catalogue import Rule
+from ledger.rules.s1426.generation import GEN_OTHER_PARTY_FUEL, GenerationInput
 
-GEN_IMPORT_FOREIGN = rule(
+GEN_IMPORT_FOREIGN = Rule(
     "GEN-IMPORT-FOREIGN", "§80.1426(c)(4)",
     "an importer generates RINs only for fuel from a foreign producer registered under §80.1450 "
     "(checked against the one its batch names, §80.1426(a)(2))",
 )
-GEN_IMPORT_ASSIGNED = rule(
+GEN_IMPORT_ASSIGNED = Rule(
     "GEN-IMPORT-ASSIGNED", "§80.1426(c)(5)",
     "an importer generates no RINs for fuel of a RIN-generating foreign producer, which has "
     "RINs assigned already",
 )
+RULES = (GEN_IMPORT_FOREIGN, GEN_IMPORT_ASSIGNED)
 
 RENEWABLE_FUEL_FEEDSTOCKS = frozenset({
     Fuel.ETHANOL, Fuel.BIODIESEL, Fuel.RENEWABLE_DIESEL, Fuel.BUTANOL,

@@ -21,112 +21,103 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from ledger.domain.fuels import (
-    APPROVED_EV,
-    BTU_PER_GALLON,
-    DEFAULT_EV,
-    KWH_PER_GALLON,
-    Fuel,
-    other_fuel_ev,
-    round_half_up,
-    rr,
-)
-from ledger.domain.rin import D_CODES, MAX_SERIAL, RIN_RR
+from ledger.domain.fuels import BTU_PER_GALLON, KWH_PER_GALLON, Fuel, round_half_up, rr
 from ledger.domain.strict_types import AmountText, Flag, Integer, IsoDate, Text
-from ledger.rules.catalogue import rule
+from ledger.rules.catalogue import Rule
+from ledger.rules.s1415_equivalence import equivalence_value
+from ledger.rules.s1425_rin import D_CODES, MAX_SERIAL
 
-GEN_OTHER_PARTY_FUEL = rule(
+GEN_OTHER_PARTY_FUEL = Rule(
     "GEN-OTHER-PARTY-FUEL", "§80.1426(c)(6)",
     "no RINs for fuel made from renewable fuel that another party produced",
 )
-GEN_BIOINTERMEDIATE = rule(
+GEN_BIOINTERMEDIATE = Rule(
     "GEN-BIOINTERMEDIATE", "§80.1426(c)(8)", "no RINs are generated for a biointermediate",
 )
-GEN_SMALL_PRODUCER = rule(
+GEN_SMALL_PRODUCER = Rule(
     "GEN-SMALL-PRODUCER", "§80.1426(c)(2)",
     "only a producer or importer of less than 10,000 gallons a year may skip generating RINs",
 )
-GEN_NEW_PRODUCER = rule(
+GEN_NEW_PRODUCER = Rule(
     "GEN-NEW-PRODUCER", "§80.1426(c)(3)",
     "a new facility may skip generating RINs in its first three calendar years only below "
     "125,000 gallons a year",
 )
-GEN_NEW_FACILITY_YEAR = rule(
+GEN_NEW_FACILITY_YEAR = Rule(
     "GEN-NEW-FACILITY-YEAR", "§80.1426(c)(3)(i)",
     "a new facility's calendar years count from the year it produced its first gallon",
 )
-GEN_BATCH_MAX = rule(
+GEN_BATCH_MAX = Rule(
     "GEN-BATCH-MAX", "§80.1426(d)(1)(i)", "a batch has at most 99,999,999 gallon-RINs",
 )
-GEN_BATCH_MONTH = rule(
+GEN_BATCH_MONTH = Rule(
     "GEN-BATCH-MONTH", "§80.1426(d)(1)(ii)",
     "a batch covers production of at most one calendar month, start on or before end",
 )
-GEN_HEATING_OIL_AFFIDAVIT = rule(
+GEN_HEATING_OIL_AFFIDAVIT = Rule(
     "GEN-HEATING-OIL-AFFIDAVIT", "§80.1426(c)(7)",
     "RINs for renewable fuel oil used as heating oil need the end users' affidavits",
 )
-GEN_BATCH_EMPTY = rule(
+GEN_BATCH_EMPTY = Rule(
     "GEN-BATCH-EMPTY", "§80.1426(d)(2)",
     "a batch has at least one gallon-RIN: serials run from 00000001 to V_RIN",
 )
-GEN_YARD_CELLULOSIC = rule(
+GEN_YARD_CELLULOSIC = Rule(
     "GEN-YARD-CELLULOSIC", "§80.1426(f)(5)(i)(A)",
     "fuel from separated yard waste is cellulosic: D code 3 or 7",
 )
-GEN_FOOD_NONCELLULOSIC = rule(
+GEN_FOOD_NONCELLULOSIC = Rule(
     "GEN-FOOD-NONCELLULOSIC", "§80.1426(f)(5)(i)(B)",
     "separated food waste is deemed non-cellulosic: its fuel earns no D3 or D7 RINs",
 )
-GEN_R_METHOD_C = rule(
+GEN_R_METHOD_C = Rule(
     "GEN-R-METHOD-C", "§80.1426(f)(4)(iv)(B)",
     "ASTM D6866 method C only measures renewable content of 10 percent or more",
 )
-GEN_SEPARATED_OIL = rule(
+GEN_SEPARATED_OIL = Rule(
     "GEN-SEPARATED-OIL", "§80.1426(f)(1)(v)(A)",
     "oil physically separated from woody or herbaceous biomass generates no D3 or D7 RINs",
 )
-GEN_SEPARATED_SUGAR = rule(
+GEN_SEPARATED_SUGAR = Rule(
     "GEN-SEPARATED-SUGAR", "§80.1426(f)(1)(v)(B)",
     "sugar or starch physically separated from cellulosic biomass generates no D3 or D7 RINs",
 )
-GEN_MSW = rule(
+GEN_MSW = Rule(
     "GEN-MSW", "§80.1426(f)(5)(v)",
     "separated MSW earns cellulosic RINs (D3 or D7) for its cellulosic portion R: EV × Vs × R",
 )
-GEN_EXEMPT_D6 = rule(
+GEN_EXEMPT_D6 = Rule(
     "GEN-EXEMPT-D6", "§80.1426(f)(6)(ii)",
     "fuel exempt from the 20 % GHG reduction earns D code 6 RINs",
 )
-GEN_FEEDSTOCK_E = rule(
+GEN_FEEDSTOCK_E = Rule(
     "GEN-FEEDSTOCK-E", "§80.1426(f)(7)(iv)",
     "a feedstock's heating value E is its (f)(7)(vi) default or the producer's measured value",
 )
-GEN_STANDARDIZE = rule(
+GEN_STANDARDIZE = Rule(
     "GEN-STANDARDIZE", "§80.1426(f)(8)(iii)",
     "only ethanol and biodiesel are standardized here; other fuels give their 60 °F volume",
 )
-GEN_DELAYED_WINDOW = rule(
+GEN_DELAYED_WINDOW = Rule(
     "GEN-DELAYED-WINDOW", "§80.1426(g)(3)",
     "delayed RINs are for fuel produced from 1 July 2010 until the earlier of the pathway's "
     "effective date and 31 December 2011",
 )
-GEN_DELAYED_DEADLINE = rule(
+GEN_DELAYED_DEADLINE = Rule(
     "GEN-DELAYED-DEADLINE", "§80.1426(g)(4)",
     "delayed RINs are generated no later than 60 days after the pathway's effective date",
 )
-GEN_TEMPERATURE = rule(
+GEN_TEMPERATURE = Rule(
     "GEN-TEMPERATURE", "§80.1426(f)(8)",
     "a measured temperature lies within -58 °F to 302 °F, the range of the API volume-correction "
     "tables ((f)(8)(ii)(B)) that the (f)(8) correlations stand for",
 )
-GEN_EV = rule(
-    "GEN-EV", "§80.1415(b)",
-    "a listed fuel carries its §80.1415(b) equivalence value or an approved alternative",
-)
-GEN_EV_OTHER = rule(
-    "GEN-EV-OTHER", "§80.1415(c)(1)",
-    "any other fuel's EV is (R / 0.972) × (EC / 77,000), to the nearest tenth",
+RULES = (
+    GEN_OTHER_PARTY_FUEL, GEN_BIOINTERMEDIATE, GEN_SMALL_PRODUCER, GEN_NEW_PRODUCER,
+    GEN_NEW_FACILITY_YEAR, GEN_BATCH_MAX, GEN_BATCH_MONTH, GEN_HEATING_OIL_AFFIDAVIT,
+    GEN_BATCH_EMPTY, GEN_YARD_CELLULOSIC, GEN_FOOD_NONCELLULOSIC, GEN_R_METHOD_C, GEN_SEPARATED_OIL,
+    GEN_SEPARATED_SUGAR, GEN_MSW, GEN_EXEMPT_D6, GEN_FEEDSTOCK_E, GEN_STANDARDIZE,
+    GEN_DELAYED_WINDOW, GEN_DELAYED_DEADLINE, GEN_TEMPERATURE,
 )
 
 CELLULOSIC_D_CODES = frozenset({3, 7})
@@ -254,11 +245,11 @@ class GenerationInput(BaseModel):
     )
     feedstock_is_renewable_fuel_of_another_party: Flag = Field(
         False, description="§80.1426(c)(6), where the ledger cannot tell whose renewable fuel "
-        "was the feedstock (see s1426_eligibility)",
+        "was the feedstock (see s1426.eligibility)",
     )
     foreign_rins_already_assigned: Flag = Field(
         False, description="§80.1426(c)(5), stated by the importer where the ledger cannot see "
-        "the RINs (see s1426_eligibility)",
+        "the RINs (see s1426.eligibility)",
     )
     foreign_producer: Annotated[Text, Field(pattern=r"^[0-9]{4}$")] | None = Field(
         None, description="company id of the foreign producer an importer's fuel came from, "
@@ -372,10 +363,11 @@ def compute_generation(inp: GenerationInput) -> list[BatchYield]:
 
 
 def _check_eligible(inp: GenerationInput) -> None:
-    """The producer's own statements the ledger cannot derive: (c)(6) when the party could have
-    used its own renewable fuel (what a process consumed is in no ledger fact; s1426_eligibility
-    derives the rest), (c)(7) affidavits (paper the ledger never sees), (c)(8) biointermediate
-    (the ledger records no product's later use); and the (d)(1)(ii) calendar month.
+    """The producer's own statements the ledger cannot derive: §80.1426(c)(6) when the party
+    could have used its own renewable fuel (what a process consumed is in no ledger fact;
+    s1426.eligibility derives the rest), (c)(7) affidavits (paper the ledger never sees), (c)(8)
+    biointermediate (the ledger records no product's later use); and the (d)(1)(ii) calendar
+    month.
 
     Refuses what §80.1426(c)(7) and §80.1426(c)(8) prohibit, as the command states the facts, and a
     production period longer than one calendar month (§80.1426(d)(1)(ii)) when both dates are given.
@@ -421,7 +413,7 @@ def _mixed_fuels(inp: GenerationInput) -> list[BatchYield]:
     assert inp.components is not None
     groups: dict[int, list[tuple[Decimal, Fraction]]] = defaultdict(list)
     for i, component in enumerate(inp.components):
-        ev = _equivalence_value(
+        ev = equivalence_value(
             component.fuel, component.equivalence_value, None, None,
             f"components[{i}].equivalence_value",
         )
@@ -445,7 +437,7 @@ def _mixed_fuels(inp: GenerationInput) -> list[BatchYield]:
 def _single_fuel(inp: GenerationInput) -> list[BatchYield]:
     """One fuel type: V_RIN,D = EV × Vs × factor_D by the paragraph that fits the batch."""
     vs, vs_text = _standardized_volume(inp)
-    ev = _equivalence_value(
+    ev = equivalence_value(
         inp.fuel, inp.equivalence_value, inp.renewable_fraction, inp.energy_content_btu_per_gal,
         "equivalence_value",
     )
@@ -500,8 +492,9 @@ def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
     """The paragraph of §80.1426(f) that applies to a single-fuel batch, and its D-code parts.
 
     Yard waste is cellulosic (§80.1426(f)(5)(i)(A)), food waste is not (§80.1426(f)(5)(i)(B));
-    exempt fuel is D6 (§80.1426(f)(6)(ii)); co-fired electricity gives R like any partly renewable
-    fuel (§80.1426(f)(10)(iii), §80.1426(f)(11)(iii)).
+    separated MSW gives cellulosic RINs for its cellulosic portion (§80.1426(f)(5)(v)); exempt
+    fuel is D6 (§80.1426(f)(6)(ii)); co-fired electricity gives R like any partly renewable fuel
+    (§80.1426(f)(10)(iii), §80.1426(f)(11)(iii)).
     """
     r = inp.rin_fraction
     if inp.ghg_exempt:
@@ -548,8 +541,9 @@ def _formula(inp: GenerationInput) -> tuple[str, list[_Part]]:
 
 def check_method(r: Decimal, method: str | None) -> None:
     """R of co-processed fuel comes from ASTM D6866 method B, method C when R >= 10 %, or an
-    EPA-approved method (§80.1426(f)(4)(iv)(A)-(C)); the batch records the one given (optional:
-    the ledger cannot see the laboratory, and batches recorded before it was asked have none).
+    EPA-approved method (§80.1426(f)(4)(iv)(A)-(C), method C §80.1426(f)(4)(iv)(B)); the batch
+    records the one given (optional: the ledger cannot see the laboratory, and batches recorded
+    before it was asked have none).
 
     The same methods measure R wherever it is used (§80.1426(f)(9)(ii)).
     """
@@ -624,41 +618,6 @@ def feedstock_energy(feedstock: Feedstock, field: str = "heating_value_btu_per_l
         Fraction(feedstock.mass_lb) * (1 - Fraction(feedstock.moisture))
         * Fraction(feedstock.converted_fraction) * Fraction(e)
     )
-
-
-def _equivalence_value(
-    fuel: Fuel,
-    given: Decimal | None,
-    renewable_fraction: Decimal | None,
-    energy_content: Decimal | None,
-    field: str,
-) -> Decimal:
-    """The batch's EV: the §80.1415(b) value, an approved alternative, or the (c)(1) formula."""
-    if fuel is not Fuel.OTHER:
-        ev = DEFAULT_EV[fuel] if given is None else given
-        allowed = sorted(APPROVED_EV[fuel])
-        GEN_EV.check(
-            ev in allowed,
-            f"{fuel} has equivalence value {' or '.join(map(str, allowed))}, not {ev}", field,
-        )
-        return Decimal(rr(ev)).scaleb(-1)
-    if given is None:
-        if renewable_fraction is None or energy_content is None:
-            raise GEN_EV_OTHER.violation(
-                "fuel 'other' needs its approved equivalence_value, or renewable_fraction and "
-                "energy_content_btu_per_gal for EV = (R / 0.972) × (EC / 77,000)",
-                field,
-            )
-        ev = other_fuel_ev(renewable_fraction, energy_content)
-    else:
-        GEN_EV_OTHER.check(
-            (given * 10) % 1 == 0, f"an EV is rounded to the nearest tenth, got {given}", field
-        )
-        ev = given
-    RIN_RR.check(
-        1 <= rr(ev) <= 99, f"EV {ev} gives RR {rr(ev)}, outside 01-99 (RR = 10 × EV)", field
-    )
-    return Decimal(rr(ev)).scaleb(-1)
 
 
 def _places(q: Fraction) -> int | None:
