@@ -13,9 +13,9 @@ from typing import Any
 
 from ledger import Ledger
 from ledger.domain.party import Party
-from tests.test_upcasting import V1_EVENTS, append_event, load_v1_store
+from test_upcasting import V1_EVENTS, append_event, load_v1_store
 
-STORE_R1 = Path(__file__).parent / "data" / "store_r1"
+STORE_R1 = Path(__file__).parents[1] / "data" / "store_r1"
 
 
 def generated(book: Ledger, party: str) -> list[Party.Generated]:

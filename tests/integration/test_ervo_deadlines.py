@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ledger import Ledger
 from projections.views import Views
-from tests.test_ledger_rules import give_blender, ledger, ok, rins, separate
+from test_ledger_rules import give_blender, ledger, ok, rins, separate
 
 __all__ = ["ledger"]  # the fixture, used by name
 

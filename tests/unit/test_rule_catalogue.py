@@ -13,7 +13,7 @@ import pytest
 from ledger.rules import RULE_MODULES
 from ledger.rules.catalogue import RULES, Rule, all_rules
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LEDGER = ROOT / "ledger"
 
 

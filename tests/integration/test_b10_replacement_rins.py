@@ -6,7 +6,7 @@ Each test failed on the code before this change (the line was applied)."""
 from __future__ import annotations
 
 from ledger import Ledger
-from tests.test_ledger_rules import ETHANOL, ledger, ok, refused, retire, rins, separate
+from test_ledger_rules import ETHANOL, ledger, ok, refused, retire, rins, separate
 
 __all__ = ["ledger"]  # the fixture, used by name
 

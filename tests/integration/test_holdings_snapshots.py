@@ -16,7 +16,7 @@ from ledger import Ledger
 from ledger.domain.holdings import Holdings
 from ledger.domain.rin import BlockKey, RinBlock
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 
 def first_format_snapshot() -> dict[str, object]:
