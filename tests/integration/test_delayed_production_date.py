@@ -11,9 +11,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from test_upcasting import V1_EVENTS, append_event, load_v1_store
+
 from ledger import Ledger
 from ledger.domain.party import Party
-from test_upcasting import V1_EVENTS, append_event, load_v1_store
 
 STORE_R1 = Path(__file__).parents[1] / "data" / "store_r1"
 
