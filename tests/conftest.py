@@ -67,14 +67,14 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 def store_openers() -> list[tuple[Any, str]]:
     """(owner, attribute) of everything that opens a store: the ledger, any eventsourcing
     application (LedgerApp), SQLite (sqlite-utils and eventsourcing's SQLite recorders call
-    `sqlite3.connect`) and PostgreSQL (psycopg and its pools connect through `Connection`)."""
+    `sqlite3.connect`) and PostgreSQL (`psycopg.connect`, and the pools' `Connection.connect`)."""
     openers: list[tuple[Any, str]] = [(Ledger, "__init__"), (Application, "__init__"),
                                       (sqlite3, "connect")]
     try:
         import psycopg
     except ImportError:  # the postgresql extra is not installed: nothing can connect to one
         return openers
-    return [*openers, (psycopg.Connection, "connect")]
+    return [*openers, (psycopg, "connect"), (psycopg.Connection, "connect")]
 
 
 @pytest.fixture(autouse=True)
