@@ -196,12 +196,12 @@ def test_every_command_exits_as_the_readme_says(readme_run: list[Command]) -> No
 
 def test_the_set_up_commands_are_recognised_and_not_run_again(tmp_path: Path) -> None:
     first = next(blocks(README.read_text(encoding="utf-8")))
-    assert first[2].splitlines() == [
+    assert first[2].splitlines()[:2] == [
         'pip install -e ".[dev]" && rin demo          # set up, then run a small market on the '
         "embedded SQLite store",
         'pip install -e ".[dev]" && python -m pytest   # set up, then run the whole test suite',
     ]
-    demo, suite = (command(n, line, tmp_path) for n, line in shell_lines(*first))
+    demo, suite = (command(n, line, tmp_path) for n, line in list(shell_lines(*first))[:2])
     assert demo.run == "rin demo          # set up, then run a small market on the embedded " \
         "SQLite store"
     assert suite.run is None
