@@ -66,6 +66,7 @@ class Command:
     needs: str | None = None  # a tool of TOOLS
     status: int | None = None
     output: str = ""
+    seconds: float = 0.0
 
 
 def blocks(text: str) -> Iterator[tuple[str, int, str]]:
@@ -126,7 +127,8 @@ def shell_script(commands: list[Command], out: Path) -> str:
     lines = []
     for n, c in enumerate(commands):
         if c.run is not None and (c.needs is None or TOOLS[c.needs][1]()):
-            lines.append(f"{{ {c.run}\n}} >{out}/{n}.out 2>&1 </dev/null; echo $? >{out}/{n}.rc")
+            lines.append(f"start=$EPOCHREALTIME; {{ {c.run}\n}} >{out}/{n}.out 2>&1 </dev/null; "
+                         f'echo "$? $start $EPOCHREALTIME" >{out}/{n}.rc')
     return "\n".join(lines) + "\n"
 
 
@@ -172,7 +174,8 @@ def readme_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Comman
         shutil.rmtree(pg_dir, ignore_errors=True)
     for n, c in enumerate(commands):
         if (out / f"{n}.rc").exists():
-            c.status = int((out / f"{n}.rc").read_text())
+            status, start, end = (out / f"{n}.rc").read_text().split()
+            c.status, c.seconds = int(status), float(end) - float(start)
             c.output = (out / f"{n}.out").read_text(errors="replace")
     yield commands
 
@@ -186,7 +189,8 @@ def test_every_block_is_run_or_is_output_shown() -> None:
 def test_every_command_exits_as_the_readme_says(readme_run: list[Command]) -> None:
     ran = [c for c in readme_run if c.status is not None]
     assert ran
-    wrong = [f"README.md line {c.line}: {c.text!r} exited {c.status}, not {c.expected}:\n"
+    wrong = [f"README.md line {c.line}: {c.text!r} exited {c.status}, not {c.expected} "
+             f"({c.seconds:.1f} s):\n"
              f"{c.output[-1500:]}" for c in ran if c.status != c.expected]
     assert wrong == [], "\n".join(wrong)
     unexplained = [c.text for c in readme_run
