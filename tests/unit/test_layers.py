@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
-from conftest import ALL, LAYERS, SLOW, TESTS, is_slow
 from eventsourcing.application import Application
+from layout import ALL, LAYERS, SLOW, TESTS, is_slow
 
 from ledger import Ledger
 from ledger.infrastructure.event_store import LedgerApp
