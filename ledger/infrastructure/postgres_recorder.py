@@ -3,8 +3,8 @@ is unchanged (ledger/infrastructure/read_check.py) and storing each transaction'
 (ledger/infrastructure/heads.py). Imported only for a PostgreSQL store (psycopg).
 
 This is the one place that uses private hooks of eventsourcing 9.5.6's
-`PostgresApplicationRecorder` (pinned by tests/integration/test_read_check.py and
-tests/integration/red_team/test_signed_stores.py):
+`PostgresApplicationRecorder` (pinned by tests/test_read_check.py and
+tests/red_team/test_signed_stores.py):
 - `_insert_stored_events` runs inside the saving transaction: the read check must run there,
   after the library's EXCLUSIVE table lock, so nothing it checked can move before the commit;
 - `_fetch_ids_after_insert_events` runs in the same transaction, after the table lock, and is
