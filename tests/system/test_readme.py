@@ -11,7 +11,7 @@ What the run changes, and why (nothing is left out unannounced):
 - the set-up commands are recognised, not run: `pip install -e ".[extra]"` (this environment
   is the installed one; the extra must exist in pyproject.toml) and `python -m pytest` alone
   (the whole suite, the run this test is part of; `.ci/run` must run the same command); a
-  `python -m pytest FILES` command is collected (`--collect-only`), not run again;
+  `python -m pytest` with arguments (files, `-m`) is collected (`--collect-only`), not run again;
 - `--lines`, `--events` and `--size` above 2,000 run at 2,000, unless RIN_LONG=1 (the long
   profile runs them as written);
 - a server command (`datasette …`) answers one request (`--get /`) and exits;
@@ -93,9 +93,9 @@ def command(line: int, text: str, scratch: Path) -> Command:
     expected = int(m.group(1)) if (m := EXPECTED_EXIT.search(text)) else 0
     run = INSTALL.sub("", text)
     if (m := PYTEST.match(run)) is not None:
-        files = (m.group(2) or "").split("#")[0].strip()
-        run = f"{m.group(1)}python -m pytest {files} --collect-only -p no:cacheprovider" \
-            if files else None
+        arguments = (m.group(2) or "").split("#")[0].strip()
+        run = f"{m.group(1)}python -m pytest {arguments} --collect-only -p no:cacheprovider" \
+            if arguments else None
     elif run.startswith("pip install"):
         run = None
     if run is not None:
