@@ -2,7 +2,7 @@
 enforces it and the test files that name it, generated from `ledger.rules.registry.all_rules()`.
 
 Run `python scripts/rules_catalogue.py > docs/rules.md` (or `--write`) after adding a rule or a
-test; `tests/test_rule_catalogue.py` fails while docs/rules.md differs from this output.
+test; `tests/unit/test_rule_catalogue.py` fails while docs/rules.md differs from this output.
 """
 
 from __future__ import annotations

@@ -1,17 +1,34 @@
-"""The `store` fixture: each test that takes it runs on a fresh SQLite folder and, when
-RIN_TEST_POSTGRES_URL is set (see .ci/postgres.sh), again on a fresh PostgreSQL schema."""
+"""The tests' shared set-up: the three layers on `sys.path`, the `store` fixture, the guard that
+keeps `tests/unit` off every store, and the `slow` marker.
+
+`tests/unit` tests the domain and the rules with no store; `tests/integration` a `Ledger` on a
+real store (SQLite, and PostgreSQL when RIN_TEST_POSTGRES_URL is set, see .ci/postgres.sh);
+`tests/system` the `rin` command line end to end. `python -m pytest -m "not slow"` is the fast
+inner loop; `python -m pytest` runs everything.
+"""
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NoReturn
 from uuid import uuid4
 
 import pytest
+from eventsourcing.application import Application
+from layout import LAYERS, TESTS, is_slow
 
 from ledger import Ledger
+
+# A test module imports the helpers here (`markets`, `conftest`) and other test modules by their
+# bare names (`from test_concurrency import generate`) from whichever layer they live in.
+for _layer in LAYERS:
+    if str(TESTS / _layer) not in sys.path:
+        sys.path.insert(1, str(TESTS / _layer))
 
 POSTGRES_URL = os.environ.get("RIN_TEST_POSTGRES_URL")
 
@@ -42,6 +59,48 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     yield Store(tmp_path, POSTGRES_URL, {"POSTGRES_SCHEMA": schema})
     with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
         connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+# --- tests/unit opens no store -------------------------------------------------------------
+
+def store_openers() -> list[tuple[Any, str]]:
+    """(owner, attribute) of everything that opens a store: the ledger, any eventsourcing
+    application (LedgerApp), SQLite (sqlite-utils and eventsourcing's SQLite recorders call
+    `sqlite3.connect`) and PostgreSQL (`psycopg.connect`, and the pools' `Connection.connect`)."""
+    openers: list[tuple[Any, str]] = [(Ledger, "__init__"), (Application, "__init__"),
+                                      (sqlite3, "connect")]
+    try:
+        import psycopg
+    except ImportError:  # the postgresql extra is not installed: nothing can connect to one
+        return openers
+    return [*openers, (psycopg, "connect"), (psycopg.Connection, "connect")]
+
+
+@pytest.fixture(autouse=True)
+def unit_tests_open_no_store(request: pytest.FixtureRequest,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail a `tests/unit` test the moment it constructs a `Ledger` or an application or
+    connects to a database: unit tests exercise the domain and the rules alone (issue 11)."""
+    if TESTS / "unit" not in request.path.parents:
+        return
+    for owner, name in store_openers():
+        what = f"{getattr(owner, '__name__', owner)}.{name}"
+
+        def refuse(*args: object, _what: str = what, **kwargs: object) -> NoReturn:
+            pytest.fail(f"a unit test opened a store ({_what}); move it to tests/integration",
+                        pytrace=False)
+
+        monkeypatch.setattr(owner, name, refuse)
+
+
+# --- the slow marker -----------------------------------------------------------------------
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests in SLOW `slow` (the marker is registered in pyproject.toml)."""
+    for item in items:
+        if item.path.is_relative_to(TESTS) and is_slow(
+                item.path.relative_to(TESTS).as_posix(), item.name):
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -12,8 +12,8 @@ from ledger import Ledger
 from ledger.application.idempotency import COMMAND_NAMESPACE, CommandRecord
 from ledger.domain.party import Party
 
-V1_EVENTS = Path(__file__).parent / "data" / "events_v1.json"
-SAMPLE = Path(__file__).parent / "data" / "sample.jsonl"  # what release 1 applied to make them
+V1_EVENTS = Path(__file__).parents[1] / "data" / "events_v1.json"
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.jsonl"  # what release 1 applied to make them
 
 
 def load_v1_store(folder: Path) -> Ledger:

@@ -15,7 +15,7 @@ import pytest
 
 from ledger.rules.registry import all_rules
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_script(name: str) -> ModuleType:

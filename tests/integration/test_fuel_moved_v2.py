@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from test_upcasting import V1_EVENTS, append_event, load_v1_store
+
 from ledger import Ledger
 from ledger.domain.party import Party
-from tests.test_upcasting import V1_EVENTS, append_event, load_v1_store
 
 # What release 1 stored for 1002 producing 5,000 gal without RINs on 2024-02-20 (no facility,
 # no class_version: version 1).

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from ledger.cli.main import app
 from ledger.rules.registry import all_rules
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 FILE = EXAMPLES / "every_rule.jsonl"
 EXPECTED = EXAMPLES / "every_rule.expected"
 

@@ -274,7 +274,7 @@ def test_f4_method_is_recorded_on_the_generated_event(ledger: Ledger) -> None:
 
 
 def test_v1_generated_events_upcast_without_a_method(tmp_path: Path) -> None:
-    from tests.test_upcasting import load_v1_store
+    from test_upcasting import load_v1_store
 
     ledger = load_v1_store(tmp_path)
     generated = [e for e in ledger.app.events.get(Party.create_id("1001"))

@@ -5,8 +5,9 @@ Each test failed on the code before this change (the line was applied)."""
 
 from __future__ import annotations
 
+from test_ledger_rules import ETHANOL, ledger, ok, refused, retire, rins, separate
+
 from ledger import Ledger
-from tests.test_ledger_rules import ETHANOL, ledger, ok, refused, retire, rins, separate
 
 __all__ = ["ledger"]  # the fixture, used by name
 

@@ -15,7 +15,7 @@ from conftest import Store
 
 from ledger import Ledger
 
-SAMPLE = Path(__file__).parent / "data" / "sample.jsonl"  # a copy of shared/examples
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.jsonl"  # a copy of shared/examples
 PARTIES = [
     {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],
      "facilities": ["20001"]},

@@ -24,7 +24,7 @@ from ledger.infrastructure.chain import SEAL_KEY
 from ledger.infrastructure.snapshot_seal import body_digest
 from red_team.attacker import build, files, make_key, verify
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 MINT = {"type": "generate", "date": "2024-03-05", "party": "3001", "facility": "20009",
         "batch": "00002", "fuel": "ethanol", "d_code": 6, "volume": "5000000"}
 

@@ -11,11 +11,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from test_upcasting import V1_EVENTS, append_event, load_v1_store
+
 from ledger import Ledger
 from ledger.domain.party import Party
-from tests.test_upcasting import V1_EVENTS, append_event, load_v1_store
 
-STORE_R1 = Path(__file__).parent / "data" / "store_r1"
+STORE_R1 = Path(__file__).parents[1] / "data" / "store_r1"
 
 
 def generated(book: Ledger, party: str) -> list[Party.Generated]:

@@ -21,7 +21,7 @@ from ledger.domain.party import Party
 from ledger.domain.rin import BlockKey, RinBlock
 from ledger.infrastructure.transcodings import HoldingsAsRecords
 
-STORE_R1 = Path(__file__).parent / "data" / "store_r1"
+STORE_R1 = Path(__file__).parents[1] / "data" / "store_r1"
 HOLDINGS = HoldingsAsRecords()
 
 

@@ -5,9 +5,10 @@ Failed before this change: there was no such report."""
 
 from __future__ import annotations
 
+from test_ledger_rules import give_blender, ledger, ok, rins, separate
+
 from ledger import Ledger
 from projections.views import Views
-from tests.test_ledger_rules import give_blender, ledger, ok, rins, separate
 
 __all__ = ["ledger"]  # the fixture, used by name
 

@@ -30,7 +30,7 @@ from ledger.application.ledger import Ledger
 from ledger.cli.main import app
 from ledger.simulation import generate_market
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CLI = "from ledger.cli.main import main; main()"
 FAST = {"RINLEDGER_SQLITE_LOCK_TIMEOUT": "1", "RINLEDGER_POSTGRES_CONNECT_TIMEOUT": "1"}
 CLOSED_PORT = "postgresql://rin:rin@127.0.0.1:1/rin"

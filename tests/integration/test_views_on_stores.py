@@ -8,7 +8,7 @@ from conftest import Store
 
 from projections import Views
 
-SAMPLE = Path(__file__).parent / "data" / "sample.jsonl"  # a copy of shared/examples
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.jsonl"  # a copy of shared/examples
 
 
 def test_views_follow_the_store_and_verify(store: Store) -> None:

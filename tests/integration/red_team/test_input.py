@@ -32,7 +32,7 @@ from ledger.domain.commands import COMMAND_TYPES, ByAttributes, ByCode, parse_co
 from ledger.domain.errors import InputError
 from ledger.rules.s1426.generation import Component, Feedstock
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MEASURED = {**BASE["generate"], "volume": None, "measured_volume": "1000", "temperature_f": "60"}
 del MEASURED["volume"]
 

@@ -116,7 +116,7 @@ def test_release_1_records_still_make_their_lines_duplicates(tmp_path: Path) -> 
     """Records stored by release 1 (no events named, CommandRecord.Applied v1) are upcast."""
     import shutil
 
-    shutil.copytree(Path(__file__).parents[1] / "data" / "store_r1", tmp_path / "r1")
+    shutil.copytree(Path(__file__).parents[2] / "data" / "store_r1", tmp_path / "r1")
     again = {"type": "transfer", "id": "fx-0209", "date": "2024-03-01", "from": "2001",
              "to": "3001", "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}}
     with Ledger(tmp_path / "r1") as ledger:

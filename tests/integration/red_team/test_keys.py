@@ -143,7 +143,7 @@ def test_a_signed_store_refuses_writes_without_its_key(signed: tuple[Path, Path]
     lines.write_text(json.dumps(THEFT) + "\n")
     run = subprocess.run(
         [sys.executable, "-c", "from ledger.cli.main import main; main()", "--data", str(data),
-         "apply", "-q", str(lines)], capture_output=True, text=True, cwd=Path(__file__).parents[2],
+         "apply", "-q", str(lines)], capture_output=True, text=True, cwd=Path(__file__).parents[3],
         env={**os.environ, "RIN_KEY": ""}, check=False)
     assert run.returncode == 2, run.stderr
     assert refused.value.fingerprint in run.stderr.replace("\n", "")

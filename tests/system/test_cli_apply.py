@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from ledger import Ledger
 from ledger.cli.main import app
 
-SAMPLE = Path(__file__).parent / "data" / "sample.jsonl"  # a copy of shared/examples
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.jsonl"  # a copy of shared/examples
 # 1001's ethanol batch 00001: 10,000 gal × EV 1.0 = 10,000 gallon-RINs, RR 10, D6
 CODE = "1" "2024" "1001" "20001" "00001" "10" "6" "00000001" "00010000"
 

@@ -19,7 +19,7 @@ import pytest
 from ledger import Ledger
 from ledger.simulation import market as simulate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: sha256 of the JSON Lines `python scripts/simulate.py --lines N --seed S --bad F` wrote at
 #: commit d1b7dca, before the generator moved into ledger/simulation/market.py
 BEFORE_THE_MOVE = {

@@ -19,7 +19,7 @@ from ledger import Ledger
 from ledger.cli.main import app
 from projections import holdings, quarterly
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMAND_MODULES = ("apply", "demo", "reports", "trust")
 
 

@@ -16,7 +16,7 @@ from ledger.rules import registry
 from ledger.rules.catalogue import Rule
 from ledger.rules.registry import RULES, SECTION_MODULES, all_rules, enforced_in
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LEDGER = ROOT / "ledger"
 
 

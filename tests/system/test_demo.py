@@ -19,7 +19,7 @@ from ledger.cli.main import app
 from ledger.simulation import small_market
 from projections import Views
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_rin_demo_runs_end_to_end_and_is_idempotent(tmp_path: Path) -> None:

@@ -1,0 +1,66 @@
+"""Where the tests live and which are slow: shared by conftest.py (which puts the layers on
+`sys.path` and marks the slow tests) and unit/test_layers.py (which checks both lists)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TESTS = Path(__file__).parent
+#: unit: the domain and the rules, no store; integration: a `Ledger` on a real store;
+#: system: the `rin` command line end to end
+LAYERS = ("unit", "integration", "system")
+
+#: The tests that take about 1 s or more on the project's 2-core machine, measured with
+#: `python -m pytest --durations=60` (seconds in the comments): by file, the names of its slow
+#: tests (every parametrization of each), or `ALL` for the whole file. `-m "not slow"` skips them.
+ALL: tuple[str, ...] = ()
+SLOW: dict[str, tuple[str, ...]] = {
+    "system/test_crash_safety.py": ALL,  # SIGKILLs `rin apply`/`rin project` subprocesses: 55 s
+    "system/test_readme.py": ALL,  # every command of README.md, in a shell: 64 s
+    "integration/test_model_based.py": ALL,  # the state machine and two broken ledgers: 38 s
+    "unit/test_fuel_book.py": ("test_answers_equal_a_plain_dated_list",),  # hypothesis: 12 s
+    "system/test_hostile_input.py": (  # the hostile streams: 7 s, 6 s
+        "test_random_field_values_never_crash_and_store_nothing_when_rejected",
+        "test_cli_on_binary_junk_exits_1_or_0_and_stores_nothing",
+        "test_hostile_stream_stores_nothing_for_what_it_refuses",
+    ),
+    # a whole simulated market applied: 3.6 s; 2.6 s, 1.7 s; 2.2 s
+    "integration/test_asof_rollup.py": (
+        "test_the_rollup_equals_the_full_scan_on_a_simulated_market",),
+    "integration/test_simulate.py": (
+        "test_a_simulated_market_applies_with_no_rejection",
+        "test_bad_lines_are_rejected_and_only_they",
+    ),
+    "integration/test_chain_mapping.py": (
+        "test_every_event_of_a_market_maps_to_the_same_bytes",),
+    # processes and threads racing on one store: 3.2 s, 3.0 s, 2.6 s, 1.2 s
+    "integration/test_concurrency.py": ALL,
+    "integration/test_stores.py": ("test_two_processes_never_spend_the_same_rins_twice",),
+    "integration/red_team/test_write_skew.py": (
+        "test_no_transfer_or_retirement_is_stored_after_the_finding",),
+    "integration/red_team/test_threads.py": ALL,
+    # `rin` run as a subprocess: 4.0 s, 2.2 s; store failures seen through it: 20 s in all
+    "integration/test_projections_rebuild.py": (
+        "test_killed_projection_resumes_without_loss_or_duplicates",
+        "test_verify_cli_exit_codes",
+    ),
+    "integration/red_team/test_failures.py": (
+        "test_attack_read_only_data_folder_exits_3",
+        "test_attack_lock_held_beyond_the_timeout_exits_3",
+        "test_attack_disk_full_exits_3_after_reporting_every_committed_line",
+        "test_attack_read_only_store_file_exits_3",
+        "test_attack_malformed_database_file_exits_3",
+        "test_attack_postgresql_down_exits_3",
+    ),
+    "integration/red_team/test_input.py": (
+        "test_bom_at_the_start_of_each_file_is_skipped_elsewhere_named",
+        "test_attack_a_huge_line_is_refused_early_in_bounded_memory",
+    ),
+    "integration/red_team/test_keys.py": ("test_a_signed_store_refuses_writes_without_its_key",),
+}
+
+
+def is_slow(path: str, name: str) -> bool:
+    """Whether test `name` (`test_y[sqlite]`) of the file at `path` relative to tests/ is slow."""
+    names = SLOW.get(path)
+    return names is not None and (names == ALL or name.partition("[")[0] in names)
