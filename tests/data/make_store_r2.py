@@ -3,10 +3,11 @@ facts (issue 11): parties whose later commands depend on what their history says
 
 1001 (producer) generates 100,000 D6 RINs, sells 40,000 with 16,000 gal to 2001, splits what
 it keeps and separates 4,000 under §80.1429(b)(10); 2001 (blender) separates 20,000 and sells
-2,100 to 3001 in 210 trades (so 2001 and 3001 pass version 200: a Party snapshot); 3001
-(obligated) retires 1,000 for 2024, 500 of which the regulator invalidates, and replaces 300
-(§80.1474(b)); 4001 (obligated producer) separates 3,000 of its own RINs (§80.1429(b)(7));
-1002 generates a delayed batch (§80.1426(g)).
+1,100 to 3001, which retires 1,000 for 2024, then 2,100 more in 210 trades; the regulator finds
+500 of the retired invalid and 3001 replaces 300 (§80.1474(b)); 4001 (obligated producer)
+separates 3,000 of its own RINs (§80.1429(b)(7)), then sells 2,000 to 2001 in 200 trades;
+1002 generates a delayed batch (§80.1426(g)). 2001, 3001 and 4001 pass version 200, so each has
+a Party snapshot taken after the facts its later commands depend on.
 
 Run once from a checkout of commit d1b7dca: `python tests/data/make_store_r2.py`.
 """
@@ -53,12 +54,14 @@ def commands() -> list[dict[str, Any]]:
          "rins": rins(6, 1, 4_000)},
         {"type": "separate", "date": "2024-02-02", "party": "2001", "reason": "blending",
          "volume": "8000", "rins": rins(6, 1, 20_000)},
-        *({"type": "transfer", "id": f"r2-{n:04d}", "date": "2024-03-01", "from": "2001",
-           "to": "3001", "rins": rins(6, 2, 10)} for n in range(TRANSFERS)),
+        {"type": "transfer", "date": "2024-02-10", "from": "2001", "to": "3001",
+         "rins": rins(6, 2, 1_100)},
         {"type": "report_obligation", "date": "2024-12-31", "party": "3001", "year": 2024,
          "rvo": {"CB": 0, "BBD": 0, "AB": 0, "RF": 1_000}},
         {"type": "retire", "date": "2025-01-15", "party": "3001", "reason": "compliance",
          "compliance_year": 2024, "rins": rins(6, 2, 1_000)},
+        *({"type": "transfer", "id": f"r2-{n:04d}", "date": "2024-03-01", "from": "2001",
+           "to": "3001", "rins": rins(6, 2, 10)} for n in range(TRANSFERS)),
         {"type": "invalidate", "date": "2025-02-01", "rin": INVALID,
          "reason": "improperly_generated"},
         {"type": "retire", "date": "2025-02-15", "party": "3001", "reason": "remedial_invalid",
@@ -70,6 +73,8 @@ def commands() -> list[dict[str, Any]]:
          "rvo": {"CB": 0, "BBD": 0, "AB": 1_000, "RF": 5_000}},
         {"type": "separate", "date": "2024-03-01", "party": "4001", "reason": "obligated_party",
          "volume": "3000", "rins": rins(6, 1, 3_000, company="4001")},
+        *({"type": "transfer", "date": "2024-03-02", "from": "4001", "to": "2001",
+           "rins": rins(6, 2, 10)} for _ in range(200)),
         # §80.1426(g): window 2010-07-01..2011-02-28, deadline 2011-04-30; by volume, (g)(7)
         {"type": "generate", "date": "2011-04-15", "party": "1002", "facility": "20002",
          "batch": "DRN01", "fuel": "biodiesel", "d_code": 4, "volume": 1_000,
