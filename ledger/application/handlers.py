@@ -100,7 +100,7 @@ def generate(uow: UnitOfWork, cmd: c.Generate) -> list[str]:
         uow.party(cmd.foreign_producer)
         if cmd.generate_rins and cmd.foreign_producer is not None else None
     )
-    blocks = party.generate(cmd, source.roles if source is not None else None)
+    blocks = party.generate(cmd, source.role_words if source is not None else None)
     return [block.code for block in blocks]
 
 

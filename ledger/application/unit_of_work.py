@@ -181,7 +181,7 @@ class UnitOfWork:
             self.events.extend(aggregate.collect_events())
         self.touched.clear()
 
-    def save(self) -> list[Recording]:
+    def save(self) -> list[Recording[UUID]]:
         """Store every event of the transaction, in command order, atomically."""
         self.collect()
         changed = {event.originator_id for event in self.events}

@@ -402,6 +402,11 @@ class Party(Aggregate):
     def has_role(self, *roles: Role) -> bool:
         return any(role in self.roles for role in roles)
 
+    @property
+    def role_words(self) -> list[str]:
+        """The roles as the rules (ledger/rules) read them: plain strings."""
+        return list[str](self.roles)
+
     # -- generation (§80.1426) ----------------------------------------------------------------
 
     def generate(self, cmd: c.Generate, source_roles: list[str] | None = None) -> list[RinBlock]:
@@ -409,11 +414,11 @@ class Party(Aggregate):
         (§80.1425(a)(1), §80.1426(e)(3)), with serials from 00000001 (§80.1426(d)(2)(i)) to
         V_RIN (§80.1426(d)(2)(ii)); `source_roles`: the foreign producer's registration
         (§80.1426(c)(4)-(c)(6)). Fuel made without RINs is `produce`d (§80.1426(c)(2)-(3))."""
-        reg.check_generator(self.party_id, self.roles, self.facilities, cmd.facility)
+        reg.check_generator(self.party_id, self.role_words, self.facilities, cmd.facility)
         if not cmd.generate_rins:
             self.produce(cmd)
             return []
-        elig.check_import(cmd, self.roles, source_roles)
+        elig.check_import(cmd, self.role_words, source_roles)
         if elig.renewable_fuel_feedstocks(cmd):
             elig.check_feedstock_fuels(cmd, self.facts.fuels_by(cmd.date))
         yields = gen.compute_generation(cmd)
@@ -472,7 +477,7 @@ class Party(Aggregate):
             raise InputError(
                 "production without RINs is recorded in standardized gallons", "volume"
             )
-        gen.check_new_producer(cmd.new_facility_year, elig.is_import(cmd, self.roles))
+        gen.check_new_producer(cmd.new_facility_year, elig.is_import(cmd, self.role_words))
         if cmd.new_facility_year is not None:
             gen.check_new_facility_year(
                 cmd.new_facility_year, cmd.date.year, self.facts.first_year.get(cmd.facility)
@@ -617,7 +622,8 @@ class Party(Aggregate):
         reason = sep.read_for_fuels(reason, cmd.reason, fuels)
         sep.check_separation(
             reason, k=blocks[0].key.k, gallon_rins=sum(b.gallon_rins for b in blocks),
-            volume=cmd.volume, blend_percent=cmd.blend_percent, fuels=fuels, roles=self.roles,
+            volume=cmd.volume, blend_percent=cmd.blend_percent, fuels=fuels,
+            roles=self.role_words,
         )
         if cmd.volume is not None and reason.word in sep.NEEDS_VOLUME:
             self.check_fuel(cmd.volume, cmd.date)
@@ -626,7 +632,7 @@ class Party(Aggregate):
                 sep.check_replacement(b.key.company, self.party_id)
         if reason.paragraph in sep.UNBLENDED and Role.OBLIGATED_PARTY in self.roles:
             check_separation_limits(
-                self.facts, self.party_id, self.roles, cmd.date.year, blocks, invalid_in
+                self.facts, self.party_id, self.role_words, cmd.date.year, blocks, invalid_in
             )
         fuel_used = cmd.volume if cmd.volume is not None and reason.word in sep.FUEL_USING else 0
         self.trigger_event(
@@ -640,7 +646,7 @@ class Party(Aggregate):
         reason = retirement_reason(cmd.reason)
         ret.check_retirement_year(reason.word, cmd.compliance_year, cmd.category)
         if reason.word == "compliance":
-            ret.check_retirer(self.party_id, self.roles)
+            ret.check_retirer(self.party_id, self.role_words)
         blocks = self.select(cmd.rins, cmd.date)
         if reason.word != rpl.REPLACEMENT_RETIREMENT:
             rpl.check_replacement_use(
@@ -694,7 +700,7 @@ class Party(Aggregate):
 
     def report_obligation(self, cmd: c.ReportObligation) -> None:
         """An obligated party's or exporter's RVOs for a year (§80.1407), given or computed."""
-        ret.check_retirer(self.party_id, self.roles)
+        ret.check_retirer(self.party_id, self.role_words)
         cmp.check_bbd_2010_reduction(cmd.year, cmd.bbd_2010_reduction)
         if cmd.rvo is not None:
             rvo, source = validate_rvo(cmd.rvo), "given"

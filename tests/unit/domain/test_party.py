@@ -210,6 +210,8 @@ def test_delayed_rins_one_date_from_the_facts() -> None:
 
     [block] = delayed("DRN01", "2011-04-15", "2010-10-01")
     generated, assigned, separated = p.collect_events()
+    assert isinstance(generated, Party.Generated) and isinstance(assigned, Party.Assigned)
+    assert generated.production_date == date(2010, 7, 1)  # §80.1426(g)(10)(i)
     assert block.gallon_rins == 1_500 and block.key.vintage == 2010
     assert isinstance(separated, Party.Separated) and separated.reason == "delayed"
     assert p.delayed_history().generated == {2010: 1_500}
