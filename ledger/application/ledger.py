@@ -17,7 +17,8 @@ from eventsourcing.persistence import IntegrityError, InternalError, Persistence
 
 from ledger.application.handlers import handle
 from ledger.application.idempotency import ids_are_ordered
-from ledger.application.results import Result, rejected
+from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
+from ledger.application.results import rejected
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.commands import parse_command
 from ledger.domain.daughters import cut
