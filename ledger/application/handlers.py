@@ -54,7 +54,7 @@ def handle(uow: UnitOfWork, command: c.Model) -> Result:
     With `uow.optimistic`, a command id is looked up in the store only when the command is
     refused: a new id is the common case, and an id already stored makes the save fail, after
     which the caller applies the batch again one command at a time, looking every id up.
-    The result's line is 0: the caller places it (`Result.at`).
+    The result's line is 0: the caller knows the line.
     """
     client_id: str | None = getattr(command, "id", None)
     if client_id is not None and (client_id in uow.records or not uow.optimistic):

@@ -6,7 +6,7 @@ citation, rule id and field; `to_dict` is the JSON line `rin apply --json` print
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from dataclasses import field as default
 from typing import Any
 
@@ -30,10 +30,6 @@ class Result:
         out = {k: v for k, v in asdict(self).items() if v not in (None, [])}
         out.setdefault("error", None)
         return out
-
-    def at(self, line: int) -> Result:
-        """The same result, for the input line `line`."""
-        return replace(self, line=line)
 
 
 def rejected(line: int, error: LedgerError) -> Result:
