@@ -399,9 +399,6 @@ class Party(Aggregate):
             client_id=client_id,
         )
 
-    def has_role(self, *roles: Role) -> bool:
-        return any(role in self.roles for role in roles)
-
     @property
     def role_words(self) -> list[str]:
         """The roles as the rules (ledger/rules) read them: plain strings."""

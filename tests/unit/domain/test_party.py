@@ -62,7 +62,7 @@ def test_register_triggers_registered_with_roles_as_enum() -> None:
     assert isinstance(event, Party.Registered)
     assert (event.party_id, event.roles, event.facilities, event.client_id) == (
         "1001", [Role.PRODUCER], ["20001"], "r-1")
-    assert made.roles == [Role.PRODUCER] and made.has_role(Role.PRODUCER)
+    assert made.roles == [Role.PRODUCER]
     refused("REG-ROLES", lambda: Party.register("1002", "X", ["trader"], []))
     refused("REG-DUPLICATE", lambda: Party.register("1001", "X", ["producer"], [],
                                                    registered=True))
