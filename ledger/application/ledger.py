@@ -9,19 +9,20 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
-from dataclasses import asdict, dataclass
-from dataclasses import field as default
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, InternalError, PersistenceError, Recording
 
-from ledger.application.handlers import UnitOfWork, handle
+from ledger.application.handlers import handle
 from ledger.application.idempotency import ids_are_ordered
+from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
+from ledger.application.results import rejected
+from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.commands import parse_command
 from ledger.domain.daughters import cut
-from ledger.domain.errors import LedgerError, RuleViolation, StoreError, WriteConflict
+from ledger.domain.errors import LedgerError, StoreError, WriteConflict
 from ledger.domain.party import Party
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.head_file import KeySource, keep_head, use_key
@@ -74,30 +75,6 @@ def open_app(env: dict[str, Any]) -> LedgerApp:
             pause(attempt)
     with setup_lock(LedgerApp.name, env):
         return LedgerApp(env=env)
-
-
-@dataclass
-class Result:
-    """The outcome of one command: `applied`, `duplicate` or `rejected` (with the error)."""
-
-    line: int
-    status: str
-    error: str | None = None
-    citation: str | None = None
-    rule: str | None = None
-    field: str | None = None
-    rin: str | None = None
-    rins: list[str] = default(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in asdict(self).items() if v not in (None, [])}
-        out.setdefault("error", None)
-        return out
-
-
-def rejected(line: int, error: LedgerError) -> Result:
-    rule_id = error.rule_id if isinstance(error, RuleViolation) else None
-    return Result(line, "rejected", str(error), error.citation, rule_id, error.field)
 
 
 class Ledger:

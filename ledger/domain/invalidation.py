@@ -2,7 +2,7 @@
 invalid (§80.1431(a)), one `Invalidated` event per finding with the exact serial ranges.
 
 One aggregate per batch identity (§80.1425(e)), so a batch can be invalidated in several parts
-and a second finding over an already-invalid serial is refused by the service. The gallon-RINs
+and a second finding over an already-invalid serial is refused by `invalidate`. The gallon-RINs
 are invalid whatever their K: the ranges name serials of the batch, not a holder's block.
 """
 
@@ -16,6 +16,7 @@ from eventsourcing.domain import Aggregate
 
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BatchId, RinBlock
+from ledger.rules import s1431_invalid as inv
 
 INVALIDATION_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/invalidation")
 
@@ -79,6 +80,16 @@ class BatchInvalidation(Aggregate):
         """How many of `block`'s gallon-RINs are invalid."""
         return len(self.invalid.intersection(SerialSet(((block.start, block.end),))))
 
-    def record(self, **fields: object) -> None:
-        """Record one finding; the caller has already checked every rule that applies."""
-        self.trigger_event(self.Invalidated, **fields)
+    def invalidate(
+        self, start: int, end: int, on: date, reason: str, *, note: str | None,
+        client_id: str | None,
+    ) -> RinBlock:
+        """The regulator's finding that serials `start`..`end` of the batch are invalid
+        (§80.1431(a)); a serial already found invalid is not found so twice."""
+        block = RinBlock(self.generated.key, start, end)
+        inv.check_not_yet_invalid(self.batch, self.invalid_in(block), start, end)
+        self.trigger_event(
+            self.Invalidated, effective_date=on, client_id=client_id, rins=[block],
+            reason=reason, note=note,
+        )
+        return block

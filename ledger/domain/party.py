@@ -2,12 +2,14 @@
 
 Every change is an event carrying its effective date (the transaction date the regulation cares
 about), the recorded time (`timestamp`), the client's command id, and exact serial ranges.
-Guards live in the services that call the `record_*` methods; the `apply` bodies only change
-state, so replaying old history never re-judges it.
+Each command method checks every rule the party can judge (ledger/rules) and only then triggers
+its events; the `apply` bodies only change state, so replaying old history never re-judges it.
+The facts the rules read from the past are kept in `facts` (ledger/domain/party_facts.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 from functools import lru_cache
@@ -16,21 +18,51 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 
-from ledger.domain.daughters import add_cut
+from ledger.domain import commands as c
+from ledger.domain.daughters import add_cut, cut
+from ledger.domain.errors import InputError
 from ledger.domain.fuel_book import FuelBook
 from ledger.domain.holdings import Holdings
-from ledger.domain.rin import RinBlock
-from ledger.rules.s1426.delayed import emts_production_date
+from ledger.domain.party_facts import (
+    AppliedRetirement,
+    PartyFacts,
+    ReportedYear,
+    UnblendedYear,
+)
+from ledger.domain.ranges import SerialSet
+from ledger.domain.rin import BlockKey, RinBlock, parse_code
+from ledger.domain.separation_year import APPLIED_REASONS, check_separation_limits
+from ledger.domain.vocabulary import FuelDirection, Role
+from ledger.rules import s1427_compliance as cmp
+from ledger.rules import s1428_rins as r1428
+from ledger.rules import s1429_separation as sep
+from ledger.rules import s1431_invalid as inv
+from ledger.rules import s1450_registration as reg
+from ledger.rules import s1460_prohibited as prh
+from ledger.rules import s1474_replacement as rpl
+from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
+from ledger.rules.s1425_rin import check_batch_unique
+from ledger.rules.s1426 import delayed as dl
+from ledger.rules.s1426 import eligibility as elig
+from ledger.rules.s1426 import generation as gen
+from ledger.rules.s1429_separation import separation_reason
+from ledger.rules.s1434_retirement import retirement_reason
 
 STANDARD_TRADE = 10  # EMTS buy/sell reason 010, standard trade
 PARTY_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/party")
+#: how many of a block's gallon-RINs have been found invalid (§80.1431): the invalidation
+#: records are other aggregates, so the application passes this in
+InvalidIn = Callable[[RinBlock], int]
 
 
 class Party(Aggregate):
     """A registered party (§80.1450) and everything it owns."""
 
     TOPIC = "rin_ledger:Party"
-    class_version = 2
+    #: 3: `facts` (what the rules read from the past) and years as int keys. A snapshot of an
+    #: older version cannot hold the facts, so the snapshot store replays past it
+    #: (ledger/infrastructure/snapshot_seal.py); `upcast_v2_v3` serves the audit's comparison.
+    class_version = 3
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -39,6 +71,13 @@ class Party(Aggregate):
         daughters' first serials (§80.1428(d)), which release 1 never recorded."""
         state.pop("separated_as_obligated", None)
         state.setdefault("split_cuts", {})
+
+    @staticmethod
+    def upcast_v2_v3(state: dict[str, Any]) -> None:
+        """A v2 state's per-year maps, from which only a replay builds `facts`: dropped, as
+        such a snapshot is never loaded to decide a command (it is replayed past)."""
+        for name in ("batches_used", "produced", "obligations"):
+            state.pop(name, None)
 
     @staticmethod
     @lru_cache(maxsize=16_384)
@@ -61,7 +100,7 @@ class Party(Aggregate):
         TOPIC = "rin_ledger:Party.Registered"
         party_id: str
         name: str
-        roles: list[str]
+        roles: list[Role]
         facilities: list[str]
         client_id: str | None
 
@@ -100,14 +139,23 @@ class Party(Aggregate):
         def upcast_v2_v3(state: dict[str, Any]) -> None:
             """Derived from what was stored: the batch number and production start
             (§80.1426(g)(10))."""
-            state["production_date"] = emts_production_date(
+            state["production_date"] = dl.emts_production_date(
                 state["rin"].key.batch, state["production_start"]
             )
 
         def apply(self, party: Party) -> None:
-            year = str(self.rin.key.vintage)
-            party.batches_used.setdefault(year, []).append(self.rin.key.batch)
-            party.produced[year] = party.produced.get(year, Decimal(0)) + self.standardized_volume
+            key, facts = self.rin.key, party.facts
+            facts.batches.setdefault(key.vintage, {})[key.batch] = self.rin
+            facts.produce(key.vintage, self.standardized_volume)
+            facts.fuels.setdefault(self.fuel, self.effective_date)
+            facts.fuels[self.fuel] = min(facts.fuels[self.fuel], self.effective_date)
+            facts.first_gallon(key.facility, self.effective_date.year)
+            if dl.is_original(self.paragraph, self.effective_date):
+                facts.delayed.window.setdefault(key.batch_id, SerialSet())
+            if gen.is_delayed(key.batch):
+                generated = facts.delayed.generated
+                generated[key.vintage] = generated.get(key.vintage, 0) + self.rin.gallon_rins
+                facts.delayed.generated_on.add(self.effective_date)
 
     class Assigned(Event):
         """K=1 gallon-RINs bound to the volume of fuel they were generated for (§80.1426(e))."""
@@ -150,8 +198,12 @@ class Party(Aggregate):
         to_party: str
 
         def apply(self, party: Party) -> None:
+            window = party.facts.delayed.window
             for block in self.rins:
                 party.holdings.remove(block, self.effective_date)
+                sent = window.get(block.key.batch_id)
+                if sent is not None:  # an (f)(6) batch of the delayed window (§80.1426(g)(5))
+                    window[block.key.batch_id] = sent.union(SerialSet(((block.start, block.end),)))
             if self.volume:
                 party.fuel.deliver(self.volume, self.effective_date)
 
@@ -183,7 +235,7 @@ class Party(Aggregate):
         class_version = 2
         effective_date: date
         client_id: str | None
-        direction: str
+        direction: FuelDirection
         volume: Decimal
         counterparty: str | None
         ptd: str | None
@@ -194,13 +246,14 @@ class Party(Aggregate):
             state["facility"] = None
 
         def apply(self, party: Party) -> None:
-            if self.direction == "delivered":
+            if self.direction == FuelDirection.DELIVERED:
                 party.fuel.deliver(self.volume, self.effective_date)
             else:
                 party.fuel.receive(self.volume, self.effective_date)
-            if self.direction == "produced":
-                year = str(self.effective_date.year)
-                party.produced[year] = party.produced.get(year, Decimal(0)) + self.volume
+            if self.direction == FuelDirection.PRODUCED:
+                party.facts.produce(self.effective_date.year, self.volume)
+            if self.facility is not None:
+                party.facts.first_gallon(self.facility, self.effective_date.year)
 
     class Split(Event):
         """A held batch-RIN divided into daughters that differ only in S and E (§80.1428(d))."""
@@ -233,13 +286,21 @@ class Party(Aggregate):
 
         def apply(self, party: Party) -> None:
             """K becomes 2 with the same serials (§80.1425(a)(2), §80.1429(c))."""
-            for block in self.rins:
+            separated = [RinBlock(b.key.with_k(2), b.start, b.end) for b in self.rins]
+            for block, k2 in zip(self.rins, separated, strict=True):
                 party.holdings.remove(block, self.effective_date)
-                party.holdings.add(
-                    RinBlock(block.key.with_k(2), block.start, block.end), self.effective_date
-                )
+                party.holdings.add(k2, self.effective_date)
             if self.fuel_used:
                 party.fuel.deliver(self.fuel_used, self.effective_date)
+            if self.reason == "replacement":  # §80.1429(b)(10)
+                party.facts.replacement.extend(separated)
+            if self.paragraph in sep.UNBLENDED:  # §80.1429(b)(7), (b)(9)
+                year = party.facts.unblended.setdefault(self.effective_date.year, UnblendedYear())
+                for b in self.rins:
+                    d_code = b.key.d_code
+                    year.counted[d_code] = year.counted.get(d_code, 0) + b.gallon_rins
+                    if b.key.company == party.party_id:
+                        year.own[d_code] = year.own.get(d_code, 0) + b.gallon_rins
 
     class Retired(Event):
         """Gallon-RINs retired, for compliance or another EMTS reason; they never move again."""
@@ -256,6 +317,15 @@ class Party(Aggregate):
         def apply(self, party: Party) -> None:
             for block in self.rins:
                 party.holdings.remove(block, self.effective_date)
+            facts = party.facts
+            if self.reason == "delayed_rin":  # §80.1426(g)(5)
+                facts.delayed.retired.extend(
+                    (self.effective_date, b.key.vintage, b.gallon_rins) for b in self.rins
+                )
+            if self.reason in APPLIED_REASONS and self.compliance_year is not None:
+                facts.applied.setdefault(self.compliance_year, []).extend(
+                    AppliedRetirement(b, self.reason, self.category) for b in self.rins
+                )
 
     class ObligationReported(Event):
         """An obligated party's or exporter's RVOs for a year (§80.1407), given or computed.
@@ -281,37 +351,377 @@ class Party(Aggregate):
             state["basis"] = None
 
         def apply(self, party: Party) -> None:
-            party.obligations[str(self.year)] = dict(self.rvo)
+            """The latest report for a year is the one in force."""
+            party.facts.reports[self.year] = ReportedYear(
+                dict(self.rvo), self.approach, self.bbd_2010_reduction, self.basis
+            )
 
     def __init__(
-        self, party_id: str, name: str, roles: list[str], facilities: list[str],
+        self, party_id: str, name: str, roles: list[Role], facilities: list[str],
         client_id: str | None,
     ) -> None:
         self.party_id = party_id
         self.name = name
-        self.roles = list(roles)
+        self.roles = [Role(role) for role in roles]
         self.facilities = list(facilities)
         self.holdings = Holdings()
         self.fuel = FuelBook()
-        self.batches_used: dict[str, list[str]] = {}
-        self.produced: dict[str, Decimal] = {}
-        self.obligations: dict[str, dict[str, int]] = {}
+        self.facts = PartyFacts()
         #: batch identity → first serials of the daughters this party knows (§80.1428(d))
         self.split_cuts: dict[str, list[int]] = {}
+
+    @property
+    def batches_used(self) -> dict[int, list[str]]:
+        """Vintage → the batch numbers generated (§80.1425(e))."""
+        return {year: list(batches) for year, batches in self.facts.batches.items()}
+
+    @property
+    def produced(self) -> dict[int, Decimal]:
+        """Year → standardized gallons produced, with RINs or without (§80.1426(c)(2))."""
+        return self.facts.produced
+
+    @property
+    def obligations(self) -> dict[int, dict[str, int]]:
+        """Year → the RVOs of the report in force (§80.1407)."""
+        return {year: report.rvo for year, report in self.facts.reports.items()}
+
+    # -- registration (§80.1450) --------------------------------------------------------------
 
     @classmethod
     def register(
         cls, party_id: str, name: str, roles: list[str], facilities: list[str],
-        client_id: str | None = None,
+        client_id: str | None = None, *, registered: bool = False,
     ) -> Party:
+        """A new party with known roles (§80.1450); `registered`: the id is taken already."""
+        reg.check_roles(roles)
+        reg.check_new(party_id, registered)
         return cls._create(
             cls.Registered, id=cls.create_id(party_id), party_id=party_id, name=name,
-            roles=list(roles), facilities=list(facilities), client_id=client_id,
+            roles=[Role(role) for role in roles], facilities=list(facilities),
+            client_id=client_id,
         )
 
-    def has_role(self, *roles: str) -> bool:
-        return any(role in self.roles for role in roles)
+    @property
+    def role_words(self) -> list[str]:
+        """The roles as the rules (ledger/rules) read them: plain strings."""
+        return list[str](self.roles)
 
-    def record(self, event_class: type[Party.Event], **fields: Any) -> None:
-        """Record one fact; the caller has already checked every rule that applies."""
-        self.trigger_event(event_class, **fields)
+    # -- generation (§80.1426) ----------------------------------------------------------------
+
+    def generate(self, cmd: c.Generate, source_roles: list[str] | None = None) -> list[RinBlock]:
+        """Every gallon-RIN is generated K=1, assigned to the batch's volume at once
+        (§80.1425(a)(1), §80.1426(e)(3)), with serials from 00000001 (§80.1426(d)(2)(i)) to
+        V_RIN (§80.1426(d)(2)(ii)); `source_roles`: the foreign producer's registration
+        (§80.1426(c)(4)-(c)(6)). Fuel made without RINs is `produce`d (§80.1426(c)(2)-(3))."""
+        reg.check_generator(self.party_id, self.role_words, self.facilities, cmd.facility)
+        if not cmd.generate_rins:
+            self.produce(cmd)
+            return []
+        elig.check_import(cmd, self.role_words, source_roles)
+        if elig.renewable_fuel_feedstocks(cmd):
+            elig.check_feedstock_fuels(cmd, self.facts.fuels_by(cmd.date))
+        yields = gen.compute_generation(cmd)
+        delayed = gen.is_delayed(cmd.batch)
+        vintage = (
+            gen.check_delayed(
+                cmd.batch, cmd.production_start, cmd.date, cmd.pathway_effective_date,
+                cmd.production_end,
+            )
+            if delayed else cmd.date.year
+        )
+        if delayed:
+            dl.check_generation(
+                self.delayed_history(cmd.date), vintage, sum(y.gallon_rins for y in yields),
+                cmd.date,
+            )
+        used = list(self.facts.batches.get(vintage, {}))
+        planned: list[tuple[gen.BatchYield, RinBlock]] = []
+        for batch_yield in yields:
+            batch = batch_number(cmd, batch_yield.d_code, len(yields))
+            check_batch_unique(used, vintage, batch)
+            used.append(batch)
+            key = BlockKey(
+                1, vintage, self.party_id, cmd.facility, batch, batch_yield.rr,
+                batch_yield.d_code, cmd.date, str(cmd.fuel),  # the plain name, as stored
+            )
+            planned.append((batch_yield, RinBlock(key, 1, batch_yield.gallon_rins)))
+        details = cmd.model_dump(mode="json", exclude_none=True, by_alias=True)
+        for batch_yield, block in planned:
+            self.trigger_event(
+                self.Generated, effective_date=cmd.date, client_id=cmd.id, rin=block,
+                fuel=str(cmd.fuel), d_code=batch_yield.d_code,
+                equivalence_value=batch_yield.equivalence_value,
+                standardized_volume=batch_yield.standardized_volume,
+                paragraph=batch_yield.paragraph, formula=batch_yield.formula,
+                production_start=cmd.production_start, production_end=cmd.production_end,
+                details=details, renewable_fraction_method=cmd.renewable_fraction_method,
+                production_date=dl.emts_production_date(block.key.batch, cmd.production_start),
+            )
+            self.trigger_event(
+                self.Assigned, effective_date=cmd.date, client_id=cmd.id, rins=[block],
+                volume=batch_yield.standardized_volume,
+            )
+            if delayed:  # §80.1426(g)(11): generated assigned, then separated at once
+                reason = separation_reason("delayed")
+                self.trigger_event(
+                    self.Separated, effective_date=cmd.date, client_id=cmd.id, rins=[block],
+                    reason_code=reason.code, reason=reason.word, paragraph=reason.paragraph,
+                    volume=None, blend_percent=None, fuel_used=Decimal(0),
+                )
+        return [block for _, block in planned]
+
+    def produce(self, cmd: c.Generate) -> None:
+        """§80.1426(c)(2)-(3): a small or new producer records its fuel without RINs."""
+        if cmd.volume is None:
+            raise InputError(
+                "production without RINs is recorded in standardized gallons", "volume"
+            )
+        gen.check_new_producer(cmd.new_facility_year, elig.is_import(cmd, self.role_words))
+        if cmd.new_facility_year is not None:
+            gen.check_new_facility_year(
+                cmd.new_facility_year, cmd.date.year, self.facts.first_year.get(cmd.facility)
+            )
+        gen.check_small_producer_exemption(
+            self.facts.produced.get(cmd.date.year, Decimal(0)) + cmd.volume,
+            cmd.new_facility_year,
+        )
+        self.trigger_event(
+            self.FuelMoved, effective_date=cmd.date, client_id=cmd.id,
+            direction=FuelDirection.PRODUCED, volume=cmd.volume, counterparty=None, ptd=None,
+            facility=cmd.facility,
+        )
+
+    def delayed_history(self, by: date | None = None) -> dl.DelayedHistory:
+        """The party's (f)(6) RINs sold, (g)(5) retirements (dated by `by`, if given) and
+        delayed RINs (§80.1426(g))."""
+        facts = self.facts.delayed
+        history = dl.DelayedHistory(generated=dict(facts.generated),
+                                    generated_on=set(facts.generated_on))
+        for batch_id, serials in facts.window.items():
+            if serials:
+                vintage = batch_id.vintage
+                history.original[vintage] = history.original.get(vintage, 0) + len(serials)
+        for on, vintage, count in facts.retired:
+            if by is None or on <= by:
+                history.retired[vintage] = history.retired.get(vintage, 0) + count
+        return history
+
+    # -- what a command names (§80.1428) ------------------------------------------------------
+
+    def select(self, selector: c.RinSelector, on: date) -> list[RinBlock]:
+        """The exact blocks a selector names among what this party may move on `on` (FIFO)."""
+        if isinstance(selector, c.ByCode):
+            base, start, end = parse_code(selector.code, "rins.code")
+            key = self.holdings.key_for(base)
+            block = RinBlock(key or base, start, end)
+            held = self.holdings.held_gallon_rins(block, on) if key else 0
+            r1428.check_held(block.gallon_rins, held, selector.code, on.isoformat(), "rins.code")
+            r1428.check_not_parent(block, self.split_cuts, "rins.code")
+            return [block]
+        blocks = cut(self.holdings.pick_fifo(
+            on, selector.quantity, d_code=selector.d_code, vintage=selector.vintage,
+            k=selector.k, company=selector.company, facility=selector.facility,
+            batch=selector.batch,
+        ), self.split_cuts)
+        held = sum(b.gallon_rins for b in blocks)
+        what = f"D{selector.d_code} vintage {selector.vintage} K={selector.k}"
+        r1428.check_held(selector.quantity, held, what, on.isoformat(), "rins.quantity")
+        return blocks
+
+    def replacement_rins(self, blocks: list[RinBlock]) -> list[RinBlock]:
+        """The K=2 blocks separated under §80.1429(b)(10); only when `blocks` hold K=2 RINs
+        this party generated, as only such RINs are separated so."""
+        if not any(b.key.k == 2 and b.key.company == self.party_id for b in blocks):
+            return []
+        return self.facts.replacement
+
+    # -- trades (§80.1428(a)) -----------------------------------------------------------------
+
+    def transfer_out(
+        self, to_party: str, selector: c.RinSelector, on: date, invalid_in: InvalidIn, *,
+        volume: Decimal | None, ptd: str | None, price: Decimal | None, reason_code: int,
+        client_id: str | None,
+    ) -> list[RinBlock]:
+        """Sell the RINs `selector` names (and, with K=1, their fuel) to `to_party`."""
+        r1428.check_not_self(self.party_id, to_party)
+        blocks = self.select(selector, on)
+        for b in blocks:
+            prh.check_transferable(invalid_in(b), b.code)
+        sep.check_replacement_use(self.replacement_rins(blocks), blocks, "transferred")
+        if blocks[0].key.k == 1:
+            r1428.check_assigned_transfer(sum(b.gallon_rins for b in blocks), volume)
+        if volume:
+            self.check_fuel(volume, on)
+        self.trigger_event(
+            self.TransferredOut, effective_date=on, client_id=client_id, rins=blocks,
+            volume=volume, ptd=ptd, price=price, trade_reason_code=reason_code,
+            to_party=to_party,
+        )
+        return blocks
+
+    def receive(
+        self, from_party: str, blocks: list[RinBlock], on: date, *, volume: Decimal | None,
+        ptd: str | None, price: Decimal | None, reason_code: int, client_id: str | None,
+    ) -> None:
+        """The buyer's side of a trade `from_party` made: the same exact ranges."""
+        self.trigger_event(
+            self.TransferredIn, effective_date=on, client_id=client_id, rins=blocks,
+            volume=volume, ptd=ptd, price=price, trade_reason_code=reason_code,
+            from_party=from_party,
+        )
+
+    def check_fuel(self, volume: Decimal, on: date) -> None:
+        r1428.check_fuel_owned(volume, self.fuel.available(on), self.party_id, on.isoformat())
+
+    def move_fuel(
+        self, direction: FuelDirection, counterparty: str, volume: Decimal, on: date, *,
+        ptd: str | None, client_id: str | None,
+    ) -> None:
+        """Fuel without RINs delivered to or received from `counterparty`; a party delivers
+        only fuel it owns on `on` and later (§80.1428(a))."""
+        if direction == FuelDirection.DELIVERED:
+            r1428.check_not_self(self.party_id, counterparty)
+            self.check_fuel(volume, on)
+        self.trigger_event(
+            self.FuelMoved, effective_date=on, client_id=client_id, direction=direction,
+            volume=volume, counterparty=counterparty, ptd=ptd, facility=None,
+        )
+
+    # -- splits, separations, retirements, reports --------------------------------------------
+
+    def split(self, cmd: c.Split) -> list[RinBlock]:
+        """Divide a held batch-RIN into daughters differing only in S and E (§80.1428(d))."""
+        base, start, end = parse_code(cmd.rin, "rin")
+        key = self.holdings.key_for(base)
+        parent = RinBlock(key or base, start, end)
+        held = self.holdings.held_gallon_rins(parent, cmd.date) if key else 0
+        r1428.check_split(parent.gallon_rins, held, cmd.sizes, cmd.rin)
+        r1428.check_not_parent(parent, self.split_cuts, "rin")
+        daughters, first = [], start
+        for size in cmd.sizes:
+            daughters.append(RinBlock(parent.key, first, first + size - 1))
+            first += size
+        self.trigger_event(
+            self.Split, effective_date=cmd.date, client_id=cmd.id, parent=parent,
+            daughters=daughters,
+        )
+        return daughters
+
+    def separate(self, cmd: c.Separate, invalid_in: InvalidIn) -> None:
+        """Separate K=1 gallon-RINs from their fuel (§80.1429), within the (b)(7) and (b)(9)
+        limits when an obligated party separates while the fuel is unblended."""
+        reason = separation_reason(cmd.reason)
+        if isinstance(cmd.rins, c.ByAttributes) and cmd.rins.k == 2:
+            sep.check_separation(
+                reason, k=2, gallon_rins=0, volume=None, blend_percent=None, fuels=set(),
+                roles=[],
+            )
+        blocks = self.select(cmd.rins, cmd.date)
+        fuels = {b.key.fuel for b in blocks}
+        reason = sep.read_for_fuels(reason, cmd.reason, fuels)
+        sep.check_separation(
+            reason, k=blocks[0].key.k, gallon_rins=sum(b.gallon_rins for b in blocks),
+            volume=cmd.volume, blend_percent=cmd.blend_percent, fuels=fuels,
+            roles=self.role_words,
+        )
+        if cmd.volume is not None and reason.word in sep.NEEDS_VOLUME:
+            self.check_fuel(cmd.volume, cmd.date)
+        if reason.word == "replacement":
+            for b in blocks:
+                sep.check_replacement(b.key.company, self.party_id)
+        if reason.paragraph in sep.UNBLENDED and Role.OBLIGATED_PARTY in self.roles:
+            check_separation_limits(
+                self.facts, self.party_id, self.role_words, cmd.date.year, blocks, invalid_in
+            )
+        fuel_used = cmd.volume if cmd.volume is not None and reason.word in sep.FUEL_USING else 0
+        self.trigger_event(
+            self.Separated, effective_date=cmd.date, client_id=cmd.id, rins=blocks,
+            reason_code=reason.code, reason=reason.word, paragraph=reason.paragraph,
+            volume=cmd.volume, blend_percent=cmd.blend_percent, fuel_used=Decimal(fuel_used),
+        )
+
+    def retire(self, cmd: c.Retire, invalid_in: InvalidIn) -> None:
+        """Retire gallon-RINs for compliance (§80.1427) or another EMTS reason."""
+        reason = retirement_reason(cmd.reason)
+        cmp.check_retirement_year(reason.word, cmd.compliance_year, cmd.category)
+        if reason.word == "compliance":
+            cmp.check_retirer(self.party_id, self.role_words)
+        blocks = self.select(cmd.rins, cmd.date)
+        if reason.word != sep.REPLACEMENT_RETIREMENT:
+            sep.check_replacement_use(
+                self.replacement_rins(blocks), blocks, f"retired for {reason.word}"
+            )
+        if reason.word in cmp.YEAR_REASONS:  # §80.1431(b)(2): never for compliance
+            for b in blocks:
+                inv.check_usable(invalid_in(b), b.code, reason.word)
+        if reason.word == "remedial_invalid":
+            self.check_remedial(cmd, blocks, invalid_in)
+        if reason.word == "delayed_rin":
+            dl.check_retirement(self.delayed_history(), blocks)
+        if reason.word == "compliance":
+            assert cmd.compliance_year is not None
+            for b in blocks:
+                cmp.check_compliance_retirement(
+                    b.key.k, b.key.vintage, b.key.d_code, cmd.compliance_year, cmd.category
+                )
+        self.trigger_event(
+            self.Retired, effective_date=cmd.date, client_id=cmd.id, rins=blocks,
+            reason_code=reason.code, reason=reason.word, compliance_year=cmd.compliance_year,
+            category=cmd.category,
+        )
+
+    def check_remedial(self, cmd: c.Retire, blocks: list[RinBlock], invalid_in: InvalidIn
+                       ) -> None:
+        """A remedial retirement (EMTS 110, §80.1474(b)) replaces invalid RINs the party
+        retired for `compliance_year`, no more than are not yet replaced, with RINs valid for
+        that year and for every RVO the invalid ones were applied to."""
+        year = cmd.compliance_year
+        used = replaced = 0
+        categories: set[Category] = set()
+        for retired in self.facts.applied.get(year, []) if year is not None else []:
+            b = retired.block
+            if retired.reason == "remedial_invalid":
+                replaced += b.gallon_rins
+            elif invalid := invalid_in(b):
+                used += invalid
+                categories |= cmp.valid_for(b.key.d_code, retired.category)
+        rpl.check_replacement_needed(
+            self.party_id, year, used - replaced, sum(b.gallon_rins for b in blocks)
+        )
+        assert year is not None
+        for b in blocks:
+            cmp.check_compliance_retirement(
+                b.key.k, b.key.vintage, b.key.d_code, year, cmd.category
+            )
+            rpl.check_replacement_d_code(
+                b.key.d_code, cmp.valid_for(b.key.d_code, cmd.category), categories
+            )
+
+    def report_obligation(self, cmd: c.ReportObligation) -> None:
+        """An obligated party's or exporter's RVOs for a year (§80.1407), given or computed."""
+        cmp.check_retirer(self.party_id, self.role_words)
+        cmp.check_bbd_2010_reduction(cmd.year, cmd.bbd_2010_reduction)
+        if cmd.rvo is not None:
+            rvo, source = validate_rvo(cmd.rvo), "given"
+        else:
+            rvo = compute_rvo(
+                cmd.year, cmd.gasoline_volume or Decimal(0), cmd.diesel_volume or Decimal(0)
+            )
+            source = "computed"
+        self.trigger_event(
+            self.ObligationReported, effective_date=cmd.date, client_id=cmd.id, year=cmd.year,
+            rvo={str(k): v for k, v in rvo.items()}, source=source,
+            gasoline_volume=cmd.gasoline_volume, diesel_volume=cmd.diesel_volume,
+            approach=cmd.approach, bbd_2010_reduction=cmd.bbd_2010_reduction, basis=cmd.basis,
+        )
+
+
+def batch_number(cmd: c.Generate, d_code: int, count: int) -> str:
+    """One batch per D code (§80.1426(f)(3)(v)): `batches` names them when there are several."""
+    if count == 1:
+        return cmd.batch
+    if not cmd.batches or d_code not in cmd.batches:
+        raise InputError(
+            f"this batch yields {count} D codes; give a batch number for D{d_code}", "batches"
+        )
+    return cmd.batches[d_code]

@@ -1,23 +1,20 @@
-"""What a party's §80.1429(b)(7) and (b)(9) limits for a year are computed from, read from its
-own history: the RVOs in force including any deficit carried in (§80.1407(a), §80.1427(b)), the
-basis its report states, and the gallon-RINs it has already separated that each limit counts.
-
-Read from the party's events when an obligated party separates on (b)(1) or (b)(10), so that no
-stored state or snapshot changes.
+"""What a party's §80.1429(b)(7) and (b)(9) limits for a year are computed from, read from the
+facts its events keep (ledger/domain/party_facts.py): the RVOs in force including any deficit
+carried in (§80.1407(a), §80.1427(b)), the basis its report states, and the gallon-RINs it has
+already separated that each limit counts.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from ledger.domain.party import Party
+from ledger.domain.party_facts import PartyFacts
 from ledger.domain.rin import RinBlock
+from ledger.rules import s1429_separation as sep
 from ledger.rules.s1407_obligations import Category
 from ledger.rules.s1427_compliance import Retirement, YearReport, chain_positions
-from ledger.rules.s1429_separation import UNBLENDED
 
 #: retirements applied to a year's RVOs: compliance, and replacements of invalid RINs retired
 #: for compliance (EMTS 110, §80.1474(b)); the same the compliance positions count
@@ -35,44 +32,59 @@ class SeparationYear:
 
 
 def separation_year(
-    events: Iterable[Any], party: str, year: int, invalid_in: Callable[[RinBlock], int]
+    facts: PartyFacts, party: str, year: int, invalid_in: Callable[[RinBlock], int]
 ) -> SeparationYear:
-    """`party`'s `year` from its events, oldest first; `invalid_in` counts a retired block's
-    gallon-RINs found invalid, which are not applied to any RVO (§80.1431(b)(2))."""
-    reports: dict[int, YearReport] = {}
-    basis: list[str] | None = None
+    """`party`'s `year` from its facts; `invalid_in` counts a retired block's gallon-RINs found
+    invalid, which are not applied to any RVO (§80.1431(b)(2))."""
+    reports = {
+        y: YearReport({Category(c): n for c, n in r.rvo.items()}, r.approach,
+                      r.bbd_2010_reduction)
+        for y, r in facts.reports.items()
+    }
     retired: dict[int, list[Retirement]] = defaultdict(list)
-    own: dict[int, int] = defaultdict(int)
-    counted: dict[int, int] = defaultdict(int)
-    for event in events:
-        if isinstance(event, Party.ObligationReported):  # the latest report for a year wins
-            reports[event.year] = YearReport(
-                {Category(c): n for c, n in event.rvo.items()}, event.approach,
-                event.bbd_2010_reduction,
+    for compliance_year, applied in facts.applied.items():
+        if compliance_year < year:
+            retired[compliance_year].extend(
+                Retirement(a.block.key.d_code, a.block.key.vintage,
+                           a.block.gallon_rins - invalid_in(a.block), a.category)
+                for a in applied
             )
-            if event.year == year:
-                basis = event.basis
-        elif (
-            isinstance(event, Party.Retired) and event.reason in APPLIED_REASONS
-            and event.compliance_year is not None and event.compliance_year < year
-        ):
-            retired[event.compliance_year].extend(
-                Retirement(b.key.d_code, b.key.vintage, b.gallon_rins - invalid_in(b),
-                           event.category)
-                for b in event.rins
-            )
-        elif (
-            isinstance(event, Party.Separated) and event.paragraph in UNBLENDED
-            and event.effective_date.year == year
-        ):
-            for b in event.rins:
-                counted[b.key.d_code] += b.gallon_rins
-                if b.key.company == party:
-                    own[b.key.d_code] += b.gallon_rins
     positions = chain_positions(party, reports, retired, last=year).get(year)
     carried = positions is not None and any(p.deficit_carried_in for p in positions.values())
     rvo = (
         {str(c): p.rvo for c, p in positions.items()}
         if positions is not None and (year in reports or carried) else None
     )
-    return SeparationYear(rvo, basis, dict(own), dict(counted))
+    report = facts.reports.get(year)
+    separated = facts.unblended.get(year)
+    return SeparationYear(
+        rvo, report.basis if report is not None else None,
+        dict(separated.own) if separated else {}, dict(separated.counted) if separated else {},
+    )
+
+
+def check_separation_limits(
+    facts: PartyFacts, party: str, roles: list[str], year: int, blocks: list[RinBlock],
+    invalid_in: Callable[[RinBlock], int],
+) -> None:
+    """§80.1429(b)(7) on the RINs the party generated itself, then (b)(9) on all, if it is a
+    (b)(9) party; each per D code against the year's RVOs including the deficit carried in.
+
+    The limits of §80.1429(b)(7) and §80.1429(b)(9).
+    """
+    known = separation_year(facts, party, year, invalid_in)
+    own: dict[int, int] = {}
+    every: dict[int, int] = {}
+    for b in blocks:
+        every[b.key.d_code] = every.get(b.key.d_code, 0) + b.gallon_rins
+        if b.key.company == party:
+            own[b.key.d_code] = own.get(b.key.d_code, 0) + b.gallon_rins
+    limits = [(sep.SEP_OBLIGATED_CAP, own, known.own)]
+    if sep.is_b9_party(roles, known.basis):
+        limits.append((sep.SEP_IMPORTER_CAP, every, known.counted))
+    for capped, separating, already in limits:
+        for d_code, gallon_rins in sorted(separating.items()):
+            sep.check_limit(
+                capped, d_code=d_code, year=year, gallon_rins=gallon_rins,
+                already=already.get(d_code, 0), rvo=known.rvo,
+            )

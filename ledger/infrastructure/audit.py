@@ -34,7 +34,7 @@ from ledger.infrastructure.heads import TABLE as HEADS_TABLE
 from ledger.infrastructure.heads import Head
 from ledger.infrastructure.row_types import malformed_rows
 from ledger.infrastructure.signing import fingerprint, signature_holds
-from ledger.infrastructure.snapshot_seal import seal_problem
+from ledger.infrastructure.snapshot_seal import is_current, seal_problem
 
 PAGE = 1_000
 WINDOW = 256  # the most events one command stores, and more
@@ -341,10 +341,14 @@ def compare(app: Application[UUID], aggregate: Any, row: Any) -> str | None:
     if stored.get("topic") != taken.topic:
         return "names another aggregate class"
     try:  # as the ledger would load it: upcast to the aggregate's current class version
-        restored = app.mapper.to_domain_event(row).mutate(None)  # type: ignore[attr-defined]
+        snapshot = app.mapper.to_domain_event(row)
+        current = is_current(snapshot)
+        restored = snapshot.mutate(None)  # type: ignore[attr-defined]
         stored_state = orjson.loads(app.mapper.transcoder.encode(Snapshot.take(restored).state))
     except Exception as exc:
         return f"cannot be loaded ({type(exc).__name__}: {exc})"
+    if not current and isinstance(stored_state, dict):  # an older class's: what it holds
+        replayed = {k: v for k, v in replayed.items() if k in stored_state}
     if not isinstance(stored_state, dict) or stored_state != replayed:
         keys = sorted(k for k in set(replayed) | set(stored_state if isinstance(
             stored_state, dict) else {}) if not isinstance(stored_state, dict) or

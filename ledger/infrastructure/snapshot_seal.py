@@ -21,6 +21,7 @@ from uuid import UUID
 import orjson
 from eventsourcing.domain import CanSnapshotAggregate, DomainEventProtocol
 from eventsourcing.persistence import EventStore, StoredEvent
+from eventsourcing.utils import resolve_topic
 
 from ledger.infrastructure.chain import SEAL_KEY, ChainMapper
 from ledger.infrastructure.signing import Signer
@@ -100,7 +101,17 @@ class SealedSnapshots(EventStore[UUID]):
                 continue
             if seal_problem(row, self._sealer.chain_at(originator_id, row.originator_version),
                             signer) is None:
-                yield self.mapper.to_domain_event(row)
+                snapshot = self.mapper.to_domain_event(row)
+                if is_current(snapshot):
+                    yield snapshot
+
+
+def is_current(snapshot: Any) -> bool:
+    """Whether a snapshot was taken by its aggregate's current class version: an older one may
+    lack state the class now derives from its events (Party v3's facts), so it is replayed
+    past, never upcast into an aggregate that decides a command."""
+    stored = snapshot.state.get("class_version", 1)
+    return bool(stored >= getattr(resolve_topic(snapshot.topic), "class_version", 1))
 
 
 

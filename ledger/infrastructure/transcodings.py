@@ -20,8 +20,15 @@ from eventsourcing.persistence import JSONTranscoder, Transcoding
 
 from ledger.domain.fuel_book import FuelBook
 from ledger.domain.holdings import Holdings, Slot, SlotHoldings, fifo_order
+from ledger.domain.party_facts import (
+    AppliedRetirement,
+    DelayedFacts,
+    PartyFacts,
+    ReportedYear,
+    UnblendedYear,
+)
 from ledger.domain.ranges import SerialSet
-from ledger.domain.rin import BlockKey, RinBlock, parse_code
+from ledger.domain.rin import BatchId, BlockKey, RinBlock, parse_code
 from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
 from ledger.rules.s1425_rin import check_serials
 
@@ -190,8 +197,76 @@ class FuelBookAsRecords(Transcoding):
 
 
 def register_transcodings(transcoder: JSONTranscoder) -> None:
-    for transcoding in (DateAsISO(), RinBlockAsCode(), HoldingsAsRecords(), FuelBookAsRecords()):
+    for transcoding in (DateAsISO(), RinBlockAsCode(), HoldingsAsRecords(), FuelBookAsRecords(),
+                        *FACTS_TRANSCODINGS):
         transcoder.register(transcoding)
+
+
+# --- Party facts (ledger/domain/party_facts.py): int-keyed maps as [key, value] pairs ---------
+
+def pairs(mapping: dict[int, Any]) -> list[list[Any]]:
+    """An int-keyed map as JSON can hold it: its keys would otherwise come back as strings."""
+    return [[key, value] for key, value in mapping.items()]
+
+
+def unpairs(data: list[list[Any]]) -> dict[int, Any]:
+    return {int(key): value for key, value in data}
+
+
+class PartyFactsAsRecords(Transcoding):
+    """The facts a party's rules read, with every int key (years, D codes) kept an int."""
+
+    type = PartyFacts
+    name = "party_facts"
+
+    def encode(self, obj: PartyFacts) -> dict[str, Any]:
+        delayed = obj.delayed
+        return {
+            "batches": [[year, list(batches.values())] for year, batches in obj.batches.items()],
+            "produced": pairs(obj.produced),
+            "fuels": obj.fuels,
+            "first_year": obj.first_year,
+            "window": [[b.vintage, b.company, b.facility, b.batch, [list(i) for i in serials]]
+                       for b, serials in delayed.window.items()],
+            "delayed_retired": [list(row) for row in delayed.retired],
+            "delayed_generated": pairs(delayed.generated),
+            "delayed_on": sorted(delayed.generated_on),
+            "replacement": obj.replacement,
+            "reports": [[year, r.rvo, r.approach, r.bbd_2010_reduction, r.basis]
+                        for year, r in obj.reports.items()],
+            "applied": [[year, [[a.block, a.reason, a.category] for a in applied]]
+                        for year, applied in obj.applied.items()],
+            "unblended": [[year, pairs(u.own), pairs(u.counted)]
+                          for year, u in obj.unblended.items()],
+        }
+
+    def decode(self, data: dict[str, Any]) -> PartyFacts:
+        delayed = DelayedFacts(
+            window={BatchId(int(v), c, f, b): SerialSet.of((s, e) for s, e in serials)
+                    for v, c, f, b, serials in data["window"]},
+            retired=[(on, int(vintage), int(n)) for on, vintage, n in data["delayed_retired"]],
+            generated=unpairs(data["delayed_generated"]),
+            generated_on=set(data["delayed_on"]),
+        )
+        return PartyFacts(
+            batches={int(year): {b.key.batch: b for b in blocks}
+                     for year, blocks in data["batches"]},
+            produced=unpairs(data["produced"]),
+            fuels=dict(data["fuels"]),
+            first_year=dict(data["first_year"]),
+            delayed=delayed,
+            replacement=list(data["replacement"]),
+            reports={int(year): ReportedYear(rvo, approach, bbd, basis)
+                     for year, rvo, approach, bbd, basis in data["reports"]},
+            applied={int(year): [AppliedRetirement(b, reason, category)
+                                 for b, reason, category in applied]
+                     for year, applied in data["applied"]},
+            unblended={int(year): UnblendedYear(unpairs(own), unpairs(counted))
+                       for year, own, counted in data["unblended"]},
+        )
+
+
+FACTS_TRANSCODINGS = (PartyFactsAsRecords(),)
 
 
 #: a URL's options (`?sslmode=require`…) are not passed to the server: silently dropping one

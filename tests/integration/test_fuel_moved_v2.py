@@ -37,7 +37,7 @@ def test_v1_fuel_moved_upcasts_without_a_facility(tmp_path: Path) -> None:
             ("produced", 5_000, None)]
         # release 1's biodiesel batch: 60,000 gallon-RINs / EV 1.5 = 40,000 gal, + 5,000 gal
         # produced without RINs = 45,000 gal produced in 2024 (§80.1426(c)(2))
-        assert book.party("1002").produced["2024"] == 45_000
+        assert book.party("1002").produced[2024] == 45_000
         # new fuel produced without RINs records its facility
         result = book.apply({"type": "generate", "date": "2024-03-01", "party": "1002",
                              "facility": "20011", "batch": "00009", "fuel": "biodiesel",

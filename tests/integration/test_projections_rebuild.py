@@ -137,8 +137,8 @@ def test_verify_fails_on_duplicated_gallon_rins(tmp_path: Path) -> None:
     block = next(b for b in ledger.party("3001").holdings.blocks())  # a D6 K=2 block
     stray = type(block)(block.key.with_k(1), 1, 10)
     party = ledger.party("2001")
-    party.record(Party.Assigned, effective_date=date(2024, 12, 1), client_id=None,
-                 rins=[stray], volume=Decimal(4))
+    party.trigger_event(Party.Assigned, effective_date=date(2024, 12, 1), client_id=None,
+                        rins=[stray], volume=Decimal(4))
     ledger.app.save(party)
     problems = verify(ledger)
     assert any("batch 20241001200010000" in p and "generated" in p for p in problems), problems
