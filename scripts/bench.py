@@ -41,7 +41,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment
 
 from ledger import Ledger
-from ledger.infrastructure.transcodings import store_env
+from ledger.infrastructure.settings import store_env
 
 SMALL = 10_000
 RAW_BATCH = 100

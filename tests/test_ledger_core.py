@@ -20,7 +20,7 @@ from ledger.application.idempotency import CommandRecord
 from ledger.domain.holdings import Holdings, fifo_order
 from ledger.domain.party import Party
 from ledger.domain.rin import BlockKey, RinBlock
-from ledger.infrastructure.transcodings import EVENTS_FILE
+from ledger.infrastructure.settings import EVENTS_FILE
 
 REGISTER = [
     {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],

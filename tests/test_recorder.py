@@ -19,7 +19,7 @@ from ledger.infrastructure.sqlite_recorder import (
     TOPIC,
     BatchSQLiteApplicationRecorder,
 )
-from ledger.infrastructure.transcodings import store_env
+from ledger.infrastructure.settings import store_env
 
 
 class FileRecorder:

@@ -17,7 +17,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import Recording
 
-from ledger.application.idempotency import CommandRecord, event_name, ids_are_ordered
+from ledger.application.idempotency import CommandRecord, event_name
 from ledger.domain import commands as c
 from ledger.domain.daughters import check_not_parent, cut
 from ledger.domain.emts import TRADE_REASONS, retirement_reason, separation_reason
@@ -60,7 +60,7 @@ class UnitOfWork:
 
     def __init__(
         self, app: LedgerApp, *, optimistic: bool = False, cache: dict[UUID, Any] | None = None,
-        opened: InvalidationIndex | None = None, ordered_ids: bool | None = None,
+        opened: InvalidationIndex | None = None,
     ) -> None:
         self.app = app
         self.optimistic = optimistic
@@ -69,9 +69,8 @@ class UnitOfWork:
         self.copy = cache is None
         self.cache = cache if cache is not None else {}
         if opened is None:
-            opened = InvalidationIndex(app).up_to(app.recorder.max_notification_id() or 0)
+            opened = InvalidationIndex(app.recorder).up_to(app.recorder.max_notification_id() or 0)
         self.opened = opened
-        self.ordered_ids = ids_are_ordered(app) if ordered_ids is None else ordered_ids
         self.parties: dict[str, Party | None] = {}
         self.records: dict[str, CommandRecord] = {}
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
@@ -159,7 +158,7 @@ class UnitOfWork:
         if client_id in self.records:
             return self.records[client_id]
         try:
-            return self.app.repository.get(CommandRecord.create_id(client_id, self.ordered_ids))
+            return self.app.repository.get(CommandRecord.create_id(client_id))
         except AggregateNotFoundError:
             return None
 
@@ -234,7 +233,7 @@ def handle(uow: UnitOfWork, command: Any) -> Outcome:
         produced = [event_name(event.originator_id, event.originator_version)
                     for aggregate in uow.touched.values() for event in aggregate.pending_events]
         uow.records[command.id] = uow.touch(
-            CommandRecord.applied(command.id, digest(command), produced, uow.ordered_ids)
+            CommandRecord.applied(command.id, digest(command), produced)
         )
     return Outcome("applied", rins, generated=isinstance(command, c.Generate))
 

@@ -164,8 +164,8 @@ class Audit:
         """A command record directly follows the events it names, and names some."""
         client_id = state.get("client_id")
         label = f"command record {client_id!r} (notification {note.id:,})"
-        if not isinstance(client_id, str) or note.originator_id not in (
-                CommandRecord.create_id(client_id), CommandRecord.create_id(client_id, False)):
+        if not isinstance(client_id, str) or note.originator_id != CommandRecord.create_id(
+                client_id):
             self.problems.append(f"{label}: its id is not the one its client id gives: edited "
                                  "(the real id's line would be a duplicate)")
         named = state.get("events")

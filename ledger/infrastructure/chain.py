@@ -31,11 +31,12 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import get_topic
 
+from ledger.infrastructure.notification_pages import notifications as log_notifications
+
 CHAIN_KEY = "chain"
 SEAL_KEY = "seal"  # a snapshot's binding to the chain (ledger/infrastructure/snapshot_seal.py)
 GENESIS = ""
 CACHE_SIZE = 20_000  # aggregates whose latest chain is remembered (one entry each)
-PAGE = 1_000
 
 
 #: orjson hands dates, datetimes and dataclasses (a `RinBlock`) to `default`, the transcoder's
@@ -150,15 +151,7 @@ class ChainMapper(Mapper[UUID]):
 
 def notifications(app: Application, upto: int | None = None) -> Iterator[Notification]:
     """Every notification in id order, up to and including `upto`, read page by page."""
-    start: int | None = None
-    while True:
-        page = app.recorder.select_notifications(
-            start, PAGE, stop=upto, inclusive_of_start=start is None
-        )
-        yield from page
-        if len(page) < PAGE:
-            return
-        start = page[-1].id
+    return log_notifications(app.recorder, stop=upto)
 
 
 def reject_constant(name: str) -> None:

@@ -6,12 +6,14 @@ import logging
 from typing import Any, ClassVar
 from uuid import UUID
 
-from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.persistence import EventStore, JSONTranscoder, Recording
+from eventsourcing.application import Application
+from eventsourcing.persistence import EventStore, InternalError, JSONTranscoder, Recording
 
 from ledger.application.idempotency import CommandRecord
 from ledger.domain.party import Party
+from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
+from ledger.infrastructure.retry import RETRY
 from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
 from ledger.infrastructure.transcodings import register_transcodings
 
@@ -42,36 +44,33 @@ class LedgerApp(Application):
         """Only snapshots whose seal holds are loaded; the others are replayed past."""
         return SealedSnapshots(super().construct_snapshot_store(), self.mapper)  # type: ignore[arg-type]
 
-    def _record(self, processing_event: ProcessingEvent) -> list[Recording]:
-        """Record; if the save fails, the mapper forgets the chains of the events not stored."""
-        try:
-            return super()._record(processing_event)
-        except Exception:
-            self.mapper.forget(processing_event.events)  # type: ignore[attr-defined]
-            raise
-
     def save_in_order(
         self, events: list[Any], aggregates: list[Any], unchanged: dict[UUID, int]
     ) -> list[Recording]:
-        """Save `events` in this order in one transaction (`save` would group them by aggregate
-        and check each object against the library's runtime protocols, which costs more than
-        storing it); `aggregates` are those the events came from, for snapshots; the save
-        fails as a conflict unless each aggregate of `unchanged` is still at the version
-        given (ledger/infrastructure/read_check.py)."""
-        processing_event: ProcessingEvent = ProcessingEvent()
-        processing_event.saved_kwargs[UNCHANGED] = unchanged
-        processing_event.events.extend(events)
-        processing_event.aggregates.update((aggregate.id, aggregate) for aggregate in aggregates)
-        recordings = self._record(processing_event)
+        """Save `events` in this order in one transaction; `aggregates` are those the events
+        came from, for the repository's cache and snapshots; the save fails as a conflict unless
+        each aggregate of `unchanged` is still at the version given
+        (ledger/infrastructure/read_check.py). Built on the public `EventStore.put`, `Cache.put`
+        and snapshot store rather than `Application.save`, which groups events by aggregate,
+        checks each object against the library's runtime protocols (costlier than storing it)
+        and snapshots by replaying the aggregate from the store."""
         try:
-            self._take_snapshots(processing_event)
+            recordings = self.events.put(events, **{UNCHANGED: unchanged})
+        except Exception:  # the mapper forgets the chains of the events not stored
+            self.mapper.forget(events)  # type: ignore[attr-defined]
+            raise
+        cache = self.repository.cache
+        if cache is not None and not self.repository.fastforward:
+            for aggregate in aggregates:
+                cache.put(aggregate.id, aggregate)
+        try:
+            self.snapshot_crossed(events, aggregates)
         except Exception as error:  # a cache: the events are committed, the command stands
             self.snapshots_failed += 1
             logger.warning("snapshot not stored (%s): its aggregate replays without it", error)
-        self._notify(recordings)
         return recordings
 
-    def _take_snapshots(self, processing_event: ProcessingEvent) -> None:
+    def snapshot_crossed(self, events: list[Any], aggregates: list[Any]) -> None:
         """Snapshot, from memory, each aggregate whose save crossed a multiple of its interval.
 
         The snapshot is taken at the aggregate's version after the save (a snapshot is a cache
@@ -80,9 +79,10 @@ class LedgerApp(Application):
         """
         if self.snapshots is None:
             return
+        by_id = {aggregate.id: aggregate for aggregate in aggregates}
         crossed: dict[Any, Any] = {}
-        for event in processing_event.events:
-            aggregate = processing_event.aggregates.get(event.originator_id)
+        for event in events:
+            aggregate = by_id.get(event.originator_id)
             interval = self.snapshotting_intervals.get(type(aggregate))  # type: ignore[arg-type]
             if interval and event.originator_version % interval == 0:
                 crossed[event.originator_id] = aggregate
@@ -92,3 +92,20 @@ class LedgerApp(Application):
         ]
         if snapshots:
             self.snapshots.put(snapshots)  # one transaction for all of this save's snapshots
+
+
+def open_app(env: dict[str, Any]) -> LedgerApp:
+    """The application on its store, its tables created by one process at a time
+    (ledger/infrastructure/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of
+    the library's table set-up run by two processes at once ("tuple concurrently updated"), which a
+    process not taking the lock (an older release) can still cause: retry."""
+    attempt = 0
+    while True:
+        try:
+            with setup_lock(LedgerApp.name, env):
+                return LedgerApp(env=env)
+        except InternalError as error:
+            if "concurrently updated" not in str(error) or RETRY.last(attempt):
+                raise
+            RETRY.pause(attempt)
+            attempt += 1
