@@ -135,7 +135,7 @@ class Ledger:
                 with suppress(KeyError):
                     cache.get(aggregate.id, evict=True)
 
-    def _saved(self, uow: UnitOfWork, recordings: list[Recording], position: int) -> None:
+    def _saved(self, uow: UnitOfWork, recordings: list[Recording[UUID]], position: int) -> None:
         """Keep the saved aggregates in memory if this save came straight after `position`."""
         if not recordings:
             return

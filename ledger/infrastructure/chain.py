@@ -149,7 +149,7 @@ class ChainMapper(Mapper[UUID]):
             self._chains.popitem(last=False)
 
 
-def notifications(app: Application, upto: int | None = None) -> Iterator[Notification]:
+def notifications(app: Application[UUID], upto: int | None = None) -> Iterator[Notification]:
     """Every notification in id order, up to and including `upto`, read page by page."""
     return log_notifications(app.recorder, stop=upto)
 
@@ -181,7 +181,7 @@ def fold(head: str, notification: Notification,
     return hashlib.sha256(head.encode() + header + body).hexdigest()
 
 
-def chain_head(app: Application, upto: int | None = None) -> dict[str, Any]:
+def chain_head(app: Application[UUID], upto: int | None = None) -> dict[str, Any]:
     """The ledger-wide head: every notification up to `upto` (default all) folded in id order."""
     head, last = GENESIS, 0
     for notification in notifications(app, upto):
@@ -189,7 +189,7 @@ def chain_head(app: Application, upto: int | None = None) -> dict[str, Any]:
     return {"notification_id": last, "hash": head}
 
 
-def verify_chain(app: Application, head: dict[str, Any] | None = None) -> list[str]:
+def verify_chain(app: Application[UUID], head: dict[str, Any] | None = None) -> list[str]:
     """Recompute every aggregate's chain (and an exported `head`, if given); name each break.
 
     Each problem reads `<aggregate> version V (notification N): <what>`; an empty list means

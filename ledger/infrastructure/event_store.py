@@ -20,7 +20,7 @@ from ledger.infrastructure.transcodings import register_transcodings
 logger = logging.getLogger(__name__)
 
 
-class LedgerApp(Application):
+class LedgerApp(Application[UUID]):
     """Event store, notification log and snapshots for the ledger's aggregates."""
 
     name = "RinLedger"
@@ -46,7 +46,7 @@ class LedgerApp(Application):
 
     def save_in_order(
         self, events: list[Any], aggregates: list[Any], unchanged: dict[UUID, int]
-    ) -> list[Recording]:
+    ) -> list[Recording[UUID]]:
         """Save `events` in this order in one transaction; `aggregates` are those the events
         came from, for the repository's cache and snapshots; the save fails as a conflict unless
         each aggregate of `unchanged` is still at the version given

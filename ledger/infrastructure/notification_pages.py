@@ -17,7 +17,7 @@ PAGE = 1_000
 def pages(
     recorder: ApplicationRecorder, after: int = 0, *, stop: int | None = None,
     topics: Sequence[str] = (), size: int = PAGE,
-) -> Iterator[list[Notification]]:
+) -> Iterator[Sequence[Notification]]:
     """Notifications with ids after `after` up to `stop` (inclusive; None: the end), of
     `topics` only (empty: every topic), in id order, `size` at most a page. The last page
     yielded is the first one shorter than `size`, perhaps empty: the reader has then read
