@@ -6,10 +6,10 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from pathlib import Path
-from uuid import UUID
+from uuid import UUID, uuid5
 
 from ledger import Ledger
-from ledger.application.idempotency import CommandRecord
+from ledger.application.idempotency import COMMAND_NAMESPACE, CommandRecord
 
 STORE_R1 = Path(__file__).parent / "data" / "store_r1"
 
@@ -35,15 +35,16 @@ def test_a_new_store_names_records_by_ordered_ids(tmp_path: Path) -> None:
         record = next(ledger.log.events(topics=[CommandRecord.Applied.TOPIC])).event
         assert record.originator_id == CommandRecord.create_id("reg-0001")
         assert record.originator_id.bytes[:8] == b"reg-0001"
+        assert record.originator_id != uuid5(COMMAND_NAMESPACE, "reg-0001")
     with Ledger(tmp_path) as again:  # a second opening finds the same record
         assert again.apply({"type": "register_party", "id": "reg-0001", "party": "1001",
                             "name": "P", "roles": ["blender"]}).status == "duplicate"
 
 
 def test_release_one_named_every_record_by_the_same_scheme(tmp_path: Path) -> None:
-    """Release 1's store already used these ids (so no second scheme is read): each of its
-    records is named by its client id, and a line of release 1 sent again is a duplicate,
-    not applied twice."""
+    """The release-1 store of tests/data/store_r1 names every record by these ids (the first
+    release's uuid5 stores: tests/test_upcasting.py), and a line it applied, sent again, is
+    a duplicate, not applied twice."""
     rows = sqlite3.connect(STORE_R1 / "events.sqlite").execute(
         "SELECT originator_id, json_extract(state, '$.client_id') FROM stored_events "
         "WHERE topic = ?", (CommandRecord.Applied.TOPIC,)).fetchall()

@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from store_access import app_of
 
 from ledger import Ledger
 from ledger.domain.holdings import Holdings
@@ -34,7 +35,7 @@ def test_a_first_format_snapshot_still_loads(tmp_path: Path) -> None:
         slot = (int(prefix[21]), int(prefix[1:5]), int(prefix[0]))
         expected[slot] += sum(end - start + 1 for start, end in intervals)
     with Ledger(tmp_path) as ledger:
-        state = ledger.app.mapper.transcoder.decode(str(stored["state"]).encode())
+        state = app_of(ledger).mapper.transcoder.decode(str(stored["state"]).encode())
     holdings = state["state"]["holdings"]
     assert isinstance(holdings, Holdings)
     assert holdings.totals() == dict(expected)

@@ -158,7 +158,7 @@ class UnitOfWork:
         if client_id in self.records:
             return self.records[client_id]
         try:
-            return self.app.repository.get(CommandRecord.create_id(client_id))
+            return self.app.repository.get(self.app.record_id(client_id))
         except AggregateNotFoundError:
             return None
 
@@ -233,7 +233,7 @@ def handle(uow: UnitOfWork, command: Any) -> Outcome:
         produced = [event_name(event.originator_id, event.originator_version)
                     for aggregate in uow.touched.values() for event in aggregate.pending_events]
         uow.records[command.id] = uow.touch(
-            CommandRecord.applied(command.id, digest(command), produced)
+            CommandRecord.applied(command.id, digest(command), produced, uow.app.record_id)
         )
     return Outcome("applied", rins, generated=isinstance(command, c.Generate))
 

@@ -6,17 +6,24 @@ transaction as the command's events, so a second save of the same id fails atomi
 The id keeps the command id's first 8 bytes and adds 8 bytes of its SHA-256, so the records of
 consecutive command ids ("tra-183120", "tra-183121" …) sit together in the store's primary-key
 index: a batch of commands then writes a few index pages instead of one page per command
-(measured on a 1M-event store: 6,400 → 7,450 events/s). This is the only scheme any release
-stored: release 1's store (tests/data/store_r1) already names its records so.
+(measured on a 1M-event store: 6,400 → 7,450 events/s). The first release's stores named
+records `first_release_id` (uuid5; tests/data/events_v1.json): a store keeps the scheme it
+began with, a property of its format read once when it is opened
+(ledger/infrastructure/event_store.py), so a command id applied then is still found.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
-from uuid import UUID
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
+
+COMMAND_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/command")
+#: how a store names the record of a client's command id
+RecordIds = Callable[[str], UUID]
 
 
 class CommandRecord(Aggregate):
@@ -59,9 +66,11 @@ class CommandRecord(Aggregate):
         return UUID(bytes=raw[:8].ljust(8, b"\0") + hashlib.sha256(raw).digest()[:8])
 
     @classmethod
-    def applied(cls, client_id: str, digest: str, events: list[str]) -> CommandRecord:
+    def applied(cls, client_id: str, digest: str, events: list[str],
+                record_ids: RecordIds | None = None) -> CommandRecord:
+        """The record of `client_id`, named by the store's scheme (`create_id` by default)."""
         return cls._create(
-            cls.Applied, id=cls.create_id(client_id), client_id=client_id,
+            cls.Applied, id=(record_ids or cls.create_id)(client_id), client_id=client_id,
             digest=digest, events=events,
         )
 
@@ -70,3 +79,16 @@ def event_name(originator_id: UUID | str, version: int) -> str:
     """How a command record names one stored event."""
     hex_id = originator_id.hex if isinstance(originator_id, UUID) else UUID(originator_id).hex
     return f"{hex_id}:{version}"
+
+
+def first_release_id(client_id: str) -> UUID:
+    """How the first release's stores named the record of `client_id`."""
+    return uuid5(COMMAND_NAMESPACE, client_id)
+
+
+def record_ids_of(first: str | None, first_id: UUID | None) -> RecordIds:
+    """The scheme of a store whose first command record (if any) has client id `first` and
+    id `first_id`: the first release's if that record was named by it, else `create_id`."""
+    if first is not None and first_id == first_release_id(first):
+        return first_release_id
+    return CommandRecord.create_id

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any, ClassVar
 from uuid import UUID
 
+import orjson
 from eventsourcing.application import Application
-from eventsourcing.persistence import EventStore, InternalError, JSONTranscoder, Recording
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    EventStore,
+    InternalError,
+    JSONTranscoder,
+    Recording,
+)
 
-from ledger.application.idempotency import CommandRecord
+from ledger.application.idempotency import CommandRecord, RecordIds, record_ids_of
 from ledger.domain.party import Party
 from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
@@ -26,6 +34,11 @@ class LedgerApp(Application[UUID]):
     name = "RinLedger"
     snapshotting_intervals: ClassVar = {Party: 200}
     snapshots_failed = 0  # snapshot writes that failed after their events committed
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        super().__init__(env=env)
+        #: how this store names command records: a property of its format, read once here
+        self.record_id: RecordIds = record_ids_of(*first_record(self.recorder))
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
@@ -92,6 +105,14 @@ class LedgerApp(Application[UUID]):
         ]
         if snapshots:
             self.snapshots.put(snapshots)  # one transaction for all of this save's snapshots
+
+
+def first_record(recorder: ApplicationRecorder) -> tuple[str | None, UUID | None]:
+    """The client id and id of the store's first command record (None, None: it has none)."""
+    first = recorder.select_notifications(None, 1, topics=[CommandRecord.Applied.TOPIC])
+    if not first:
+        return None, None
+    return str(orjson.loads(first[0].state)["client_id"]), UUID(str(first[0].originator_id))
 
 
 def open_app(env: dict[str, Any]) -> LedgerApp:
