@@ -30,9 +30,9 @@ if TYPE_CHECKING:  # pragma: no cover
 class SQLiteSaveHook:
     """For a `SQLiteApplicationRecorder`: the whole insert, inside the saving transaction.
 
-    9.5.6's `insert_events` opens the write transaction (`BEGIN IMMEDIATE`: SQLite's writer
-    lock is held from its start) and returns what `_insert_events(c, stored_events, **kwargs)`
-    returns, the notification ids; the events are committed only if it returns.
+    9.5.6's `insert_events` opens a transaction (`BEGIN`; SQLite's writer lock is taken by its
+    first insert) and returns what `_insert_events(c, stored_events, **kwargs)` returns, the
+    notification ids; it commits only if that returns, and rolls everything back if it raises.
     """
 
     def _insert_events(
