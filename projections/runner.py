@@ -137,6 +137,8 @@ def follow(
     owners: Owners | None = None  # loaded once there is something to project
     while position < end:
         for page in log.pages(position, stop=end, topics=TOPICS, size=batch_size):
+            if position >= end:  # a full page reached `end`: the pager's empty last page
+                break
             last = page[-1].notification_id if len(page) == batch_size else end
             if owners is None:
                 owners = load_owners(recorder)

@@ -103,8 +103,13 @@ class Ledger:
         #: conflicts met and retried: saves refused by the store's version check (another
         #: writer first, or a batch with an id already applied) and reads torn by another writer
         self.retries = 0
-        #: aggregates as this ledger last saved them, valid while the store's last notification
-        #: id is `_cached_at` (nobody else has written since): no reload between commands
+        #: The caches, each of something different: (1) the repository's (the library's LRU,
+        #: AGGREGATE_CACHE_MAXSIZE in ledger/infrastructure/settings.py) keeps aggregates and
+        #: fast-forwards them from the store on each load; (2) this one says which of those same
+        #: objects (no copies) this ledger saved last, valid while the store's last notification
+        #: id is `_cached_at` (nobody else has written since), so they are used without that
+        #: store read; (3) `_opened` below, the batches found invalid; (4) the chain mapper's
+        #: last chain per aggregate (ledger/infrastructure/chain.py).
         self._cache: dict[UUID, Any] = {}
         self._cached_at: int | None = None
         #: the batches found invalid (§80.1431), read from the log once and then only what is
