@@ -8,8 +8,8 @@ consecutive command ids ("tra-183120", "tra-183121" …) sit together in the sto
 index: a batch of commands then writes a few index pages instead of one page per command
 (measured on a 1M-event store: 6,400 → 7,450 events/s). The first release's stores named
 records `first_release_id` (uuid5; tests/data/events_v1.json): a store keeps the scheme it
-began with, a property of its format read once when it is opened
-(ledger/infrastructure/event_store.py), so a command id applied then is still found.
+began with, a property of its format read once, at first use
+(`LedgerApp.record_id`), so a command id applied then is still found.
 """
 
 from __future__ import annotations

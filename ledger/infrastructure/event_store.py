@@ -37,8 +37,14 @@ class LedgerApp(Application[UUID]):
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         super().__init__(env=env)
-        #: how this store names command records: a property of its format, read once here
-        self.record_id: RecordIds = record_ids_of(*first_record(self.recorder))
+        self._record_ids: RecordIds | None = None
+
+    def record_id(self, client_id: str) -> UUID:
+        """The id of the command record of `client_id` by this store's scheme, a property of
+        its format (ledger/application/idempotency.py) read from the store once, at first use."""
+        if self._record_ids is None:
+            self._record_ids = record_ids_of(*first_record(self.recorder))
+        return self._record_ids(client_id)
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
