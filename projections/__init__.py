@@ -5,8 +5,9 @@ checks, compliance positions, lineage, journal, market statistics) and `verify`.
 `Views(ledger)` answers the reports; `project`, `rebuild` and `verify` take a `Ledger`.
 """
 
+from ledger.infrastructure.settings import VIEWS_FILE
 from projections.invariants import verify
-from projections.runner import VIEWS_FILE, project, rebuild, views_path
+from projections.runner import project, rebuild, views_path
 from projections.tracking import ViewRecorder
 from projections.views import Views
 

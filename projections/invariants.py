@@ -28,23 +28,16 @@ from projections.runner import TABLES, TOPICS, project, rebuild, views_path
 
 def facts(ledger: Ledger, stop: int) -> list[Fact]:
     """Every Party event up to notification `stop`, in log order, with its party's id."""
-    app, position = ledger.app, 0
     owners: dict[Any, str] = {}
     out: list[Fact] = []
-    while True:
-        batch = app.recorder.select_notifications(
-            position, 1000, stop, topics=TOPICS, inclusive_of_start=False
-        )
-        if not batch:
-            return out
-        for n in batch:
-            event = app.mapper.to_domain_event(n)
-            if type(event) is Party.Registered:
-                owners[event.originator_id] = event.party_id
-            owner = owners.get(event.originator_id)
-            if owner is not None:
-                out.append(Fact.of(n.id, owner, event))
-        position = batch[-1].id
+    for logged in ledger.log.events(stop=stop, topics=TOPICS):
+        event = logged.event
+        if type(event) is Party.Registered:
+            owners[event.originator_id] = event.party_id
+        owner = owners.get(event.originator_id)
+        if owner is not None:
+            out.append(Fact.of(logged.notification_id, owner, event))
+    return out
 
 
 class Replay:

@@ -61,7 +61,7 @@ def definitions(db: sqlite3.Connection, path: Path) -> list[str]:
 def tracking(db: sqlite3.Connection, path: Path, ledger: Ledger) -> list[str]:
     """The tracked position exists if anything is projected, is within the store, and no
     projected row lies past it."""
-    name = ledger.app.name
+    name = ledger.log.name
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if "tracking" not in tables:
         return [f"{path}: the tracking table is missing {REPAIR}"]

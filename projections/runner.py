@@ -1,8 +1,9 @@
 """The catch-up follower: reads the ledger's notification log and keeps the views exactly once.
 
-SQLite has no subscriptions, so `project` reads `select_notifications` from the last tracked
-position in batches (1,000 events a transaction, one tracking record per batch) and `rebuild`
-empties the views and starts from 0. Only Party and BatchInvalidation events are read, not the
+SQLite has no subscriptions, so `project` reads the log through the ledger's read port
+(`Ledger.log`, ledger/application/event_log.py) from the last tracked position in batches
+(1,000 events a transaction, one tracking record per batch) and `rebuild` empties the views
+and starts from 0. Only Party and BatchInvalidation events are read, not the
 CommandRecords.
 """
 
@@ -17,12 +18,14 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import DomainEvent
-from eventsourcing.persistence import IntegrityError, Notification, Tracking
+from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.utils import get_topic
 
+from ledger.application.event_log import LoggedEvent
 from ledger.application.ledger import Ledger
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
+from ledger.infrastructure.settings import VIEWS_FILE
 from projections import (
     compliance,
     export_deadlines,
@@ -39,7 +42,6 @@ from projections.batch import Batch
 from projections.facts import Fact
 from projections.tracking import ViewRecorder
 
-VIEWS_FILE = "views.sqlite"
 BATCH_SIZE = 1000
 VIEW_MODULES = (
     holdings, quarterly, compliance, lineage, journal, market, invalid, transfer_documents,
@@ -70,9 +72,7 @@ Owners = dict[int, str]
 
 def views_path(ledger: Ledger) -> Path:
     """`<data>/views.sqlite`, next to the SQLite event store (or under RIN_DATA for PostgreSQL)."""
-    events = ledger.app.env.get("SQLITE_DBNAME")
-    folder = Path(events).parent if events else Path(os.environ.get("RIN_DATA", "./rin-data"))
-    return folder / VIEWS_FILE
+    return ledger.folder / VIEWS_FILE
 
 
 def open_views(path: str | os.PathLike[str]) -> ViewRecorder:
@@ -110,7 +110,7 @@ def rebuild(
     grown batch by batch."""
     recorder = open_views(path or views_path(ledger))
     try:
-        recorder.clear(ledger.app.name)
+        recorder.clear(ledger.log.name)
         position = follow(ledger, recorder, batch_size, progress, stop)
         recorder.create_table()
         return position
@@ -125,46 +125,47 @@ def follow(
     """Project batches up to `stop` (or the end of the log when called); one transaction per
     batch. Only the Party and BatchInvalidation events are read: a page of fewer than
     `batch_size` of them has read everything up to the end, which is then the position."""
-    app = ledger.app
-    name = app.name
-    end = stop if stop is not None else app.recorder.max_notification_id() or 0
+    log = ledger.log
+    name = log.name
+    latest = log.position()
+    end = stop if stop is not None else latest
     position = recorder.max_tracking_id(name) or 0
     if not isinstance(position, int):  # plain SQL can store any value in the views file
         raise OutOfStep(f"tracked at {position!r}, not a notification id")
-    if position > (app.recorder.max_notification_id() or 0):
+    if position > latest:
         raise OutOfStep(f"tracked at {position:,}, past the store's end")
     owners: Owners | None = None  # loaded once there is something to project
     while position < end:
-        notifications = app.recorder.select_notifications(
-            position, batch_size, end, topics=TOPICS, inclusive_of_start=False
-        )
-        last = notifications[-1].id if len(notifications) == batch_size else end
-        if owners is None:
-            owners = load_owners(recorder)
-        batch = collect(ledger, notifications, owners)
-        try:
-            recorder.record(batch, Tracking(name, last), finisher(batch))
-        except (IntegrityError, sqlite3.IntegrityError):
-            # Another follower recorded this position first: resume from where it got to.
-            # If none did (the position did not move), the rows were there but the tracking
-            # record was not: edited or deleted by hand.
-            moved = recorder.max_tracking_id(name) or 0
-            if moved <= position:
-                raise OutOfStep(f"rows past notification {position:,} exist untracked") from None
-            position, owners = moved, None
-            continue
-        position = last
-        if progress is not None:
-            progress(position, end)
+        for page in log.pages(position, stop=end, topics=TOPICS, size=batch_size):
+            if position >= end:  # a full page reached `end`: the pager's empty last page
+                break
+            last = page[-1].notification_id if len(page) == batch_size else end
+            if owners is None:
+                owners = load_owners(recorder)
+            batch = collect(page, owners)
+            try:
+                recorder.record(batch, Tracking(name, last), finisher(batch))
+            except (IntegrityError, sqlite3.IntegrityError):
+                # Another follower recorded this position first: resume from where it got to.
+                # If none did (the position did not move), the rows were there but the
+                # tracking record was not: edited or deleted by hand.
+                moved = recorder.max_tracking_id(name) or 0
+                if moved <= position:
+                    raise OutOfStep(
+                        f"rows past notification {position:,} exist untracked") from None
+                position, owners = moved, None
+                break
+            position = last
+            if progress is not None:
+                progress(position, end)
     return position
 
 
-def collect(ledger: Ledger, notifications: Sequence[Notification], owners: Owners) -> Batch:
-    """Every view's rows for a page of notifications."""
+def collect(page: Sequence[LoggedEvent], owners: Owners) -> Batch:
+    """Every view's rows for a page of the log."""
     batch = Batch()
-    decode = ledger.app.mapper.to_domain_event
-    for notification in notifications:
-        apply_event(notification.id, decode(notification), owners, batch)
+    for logged in page:
+        apply_event(logged.notification_id, logged.event, owners, batch)
     return batch
 
 

@@ -41,7 +41,7 @@ class Views:
         """The last notification id the views have projected (0 before the first run)."""
         recorder = runner.open_views(self.path)
         try:
-            return recorder.max_tracking_id(self.ledger.app.name) or 0
+            return recorder.max_tracking_id(self.ledger.log.name) or 0
         finally:
             recorder.close()
 

@@ -41,7 +41,9 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment
 
 from ledger import Ledger
-from ledger.infrastructure.transcodings import store_env
+from ledger.infrastructure.event_store import LedgerApp, open_app
+from ledger.infrastructure.notification_pages import notifications, pages
+from ledger.infrastructure.settings import store_env
 
 SMALL = 10_000
 RAW_BATCH = 100
@@ -92,22 +94,29 @@ def ingest(
 ) -> tuple[Ledger, int, float, int]:
     """Apply lines until `events` events are stored: (ledger, events, seconds, rejected)."""
     ledger = Ledger(data, store=store)
-    recorder = ledger.app.recorder
     stored = rejected = 0
     started = time.perf_counter()
     for count, result in enumerate(ledger.apply_many(lines, batch_size=200), start=1):
         rejected += result.status == "rejected"
         if count % 200 == 0:
-            stored = recorder.max_notification_id() or 0
+            stored = ledger.position()
             if stored >= events:
                 break
     elapsed = time.perf_counter() - started
-    return ledger, recorder.max_notification_id() or 0, elapsed, rejected
+    return ledger, ledger.position(), elapsed, rejected
 
 
-def state_size(ledger: Ledger) -> int:
+def store_app(data: Path, store: str | None) -> LedgerApp:
+    """The event store's application opened on its own, for the storage-level figures (the
+    ledger keeps its own private)."""
+    return open_app(store_env(data, store))
+
+
+def state_size(data: Path, store: str | None) -> int:
     """The mean size in bytes of the ledger's stored event states (a sample of 2,000)."""
-    sample = ledger.app.recorder.select_notifications(start=1, limit=2_000)
+    app = store_app(data, store)
+    sample = next(pages(app.recorder, size=2_000))
+    app.close()
     return int(statistics.mean(len(n.state) for n in sample)) if sample else 200
 
 
@@ -165,20 +174,18 @@ def library_floor(store: str | None, folder: Path, events: int) -> float:
     return events / elapsed
 
 
-def raw_read(ledger: Ledger) -> float:
+def raw_read(data: Path, store: str | None) -> float:
     """Events per second reading and decoding every notification, nothing else."""
-    recorder, mapper = ledger.app.recorder, ledger.app.mapper
-    count, start = 0, 0
+    app = store_app(data, store)
+    decode, count = app.mapper.to_domain_event, 0
     started = time.perf_counter()
-    while True:
-        page = recorder.select_notifications(start, 1_000, inclusive_of_start=False)
+    for page in pages(app.recorder):
         for notification in page:
-            mapper.to_domain_event(notification)
+            decode(notification)
         count += len(page)
-        if len(page) < 1_000:
-            break
-        start = page[-1].id
-    return count / (time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    app.close()
+    return count / elapsed
 
 
 def singles(ledger: Ledger, lines: Iterator[dict[str, Any]], every: int) -> list[float]:
@@ -206,32 +213,26 @@ def busiest_party_load_ms(data: Path, store: str | None) -> tuple[str | None, fl
     """Median milliseconds to load the party with the most events, with no aggregate cache."""
     from ledger.domain.party import Party
 
-    ledger = Ledger(data, store=store, env={"AGGREGATE_CACHE_MAXSIZE": ""})
-    party_ids = {}
-    for n in ledger.app.recorder.select_notifications(1, 10**9, topics=[
-            "rin_ledger:Party.Registered"]):
-        party_ids[n.originator_id] = orjson.loads(n.state)["party_id"]
+    app = store_app(data, store)
+    app.repository.cache = None  # every load replays from the store (and its snapshots)
+    party_ids = {n.originator_id: orjson.loads(n.state)["party_id"]
+                 for n in notifications(app.recorder, topics=["rin_ledger:Party.Registered"])}
     counts = dict.fromkeys(party_ids, 0)  # parties only: not a counter per command record
-    start = 0
-    while True:
-        page = ledger.app.recorder.select_notifications(start, 5_000, inclusive_of_start=False)
+    for page in pages(app.recorder, size=5_000):
         for n in page:
             if n.originator_id in counts:
                 counts[n.originator_id] += 1
-        if len(page) < 5_000:
-            break
-        start = page[-1].id
     busiest = max(party_ids, key=lambda oid: counts.get(oid, 0), default=None)
     if busiest is None:
+        app.close()
         return None, float("nan")
     times = []
     for _ in range(SAMPLES):
-        ledger.app.repository.cache = None
         started = time.perf_counter()
-        party = ledger.app.repository.get(Party.create_id(party_ids[busiest]))
+        party: Party = app.repository.get(Party.create_id(party_ids[busiest]))
         times.append((time.perf_counter() - started) * 1000)
         assert party.party_id == party_ids[busiest]
-    ledger.close()
+    app.close()
     return party_ids[busiest], statistics.median(times)
 
 
@@ -274,11 +275,11 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         lines = simulate.generate_market(events // LINE_EVENTS, seed)
         ledger, stored, elapsed, rejected = ingest(data, url, events, lines)
         peaks = {"ingest": peak_rss_mb()}
-        size = state_size(ledger)
+        size = state_size(data, url)
         every = max(1, events // LINE_EVENTS // (simulate.MONTHS // 12 * SINGLE_COMMANDS))
         single = singles(ledger, lines, every)
         peaks["singles"] = peak_rss_mb()
-        read_rate = raw_read(ledger)
+        read_rate = raw_read(data, url)
         party, load_ms = busiest_party_load_ms(data, url)
         peaks["load"] = peak_rss_mb()
         project_rate, asof_ms = projection_figures(ledger, folder, party, rng)

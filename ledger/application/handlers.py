@@ -73,7 +73,7 @@ def handle(uow: UnitOfWork, command: c.Model) -> Result:
         produced = [event_name(event.originator_id, event.originator_version)
                     for aggregate in uow.touched.values() for event in aggregate.pending_events]
         uow.records[client_id] = uow.touch(
-            CommandRecord.applied(client_id, digest(command), produced, uow.ordered_ids)
+            CommandRecord.applied(client_id, digest(command), produced, uow.app.record_id)
         )
     generated = isinstance(command, c.Generate)
     return Result(0, "applied", rin=rins[0] if generated and rins else None, rins=rins)

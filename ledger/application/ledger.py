@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import os
-import random
 import sqlite3
 import threading
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import IntegrityError, InternalError, PersistenceError, Recording
+from eventsourcing.persistence import IntegrityError, PersistenceError, Recording
 
+from ledger.application.event_log import EventLog
 from ledger.application.handlers import handle
-from ledger.application.idempotency import ids_are_ordered
 from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
 from ledger.application.results import rejected
 from ledger.application.unit_of_work import UnitOfWork
@@ -24,13 +24,15 @@ from ledger.domain.commands import parse_command
 from ledger.domain.daughters import cut
 from ledger.domain.errors import LedgerError, StoreError, WriteConflict
 from ledger.domain.party import Party
-from ledger.infrastructure.event_store import LedgerApp
+from ledger.infrastructure.audit import audit, stored_heads
+from ledger.infrastructure.chain import chain_head
+from ledger.infrastructure.event_store import open_app
 from ledger.infrastructure.head_file import KeySource, keep_head, use_key
+from ledger.infrastructure.heads import Head
 from ledger.infrastructure.invalidation_index import InvalidationIndex
-from ledger.infrastructure.postgres_setup import setup_lock
-from ledger.infrastructure.transcodings import store_env
+from ledger.infrastructure.retry import RETRY
+from ledger.infrastructure.settings import store_env, store_folder
 
-RETRIES = 30
 CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
 #: how a failing store shows itself: the library's errors (it wraps sqlite3's and psycopg's
 #: in most places), sqlite3's where it does not, and the operating system's (disk, files)
@@ -54,27 +56,6 @@ def unreplayable(error: Exception) -> Exception:
     )
 
 
-def pause(attempt: int) -> None:
-    """Wait a random moment, longer after each conflict, so that contending writers spread out
-    instead of colliding again in lock step (at most 50 ms)."""
-    time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
-
-
-def open_app(env: dict[str, Any]) -> LedgerApp:
-    """The application on its store, its tables created by one process at a time
-    (ledger/infrastructure/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of
-    the library's table set-up run by two processes at once ("tuple concurrently updated"), which a
-    process not taking the lock (an older release) can still cause: retry."""
-    for attempt in range(RETRIES - 1):
-        try:
-            with setup_lock(LedgerApp.name, env):
-                return LedgerApp(env=env)
-        except InternalError as error:
-            if "concurrently updated" not in str(error):
-                raise
-            pause(attempt)
-    with setup_lock(LedgerApp.name, env):
-        return LedgerApp(env=env)
 
 
 class Ledger:
@@ -93,20 +74,28 @@ class Ledger:
         """`key`: the Ed25519 private key (a PEM file or a key) that signs each transaction's
         head (ledger/infrastructure/heads.py); a store once signed refuses writes without it."""
         try:
-            self.app = open_app({**store_env(data, store), **(env or {})})
-            self.signer = use_key(self.app, key)
+            self._app = open_app({**store_env(data, store), **(env or {})})
+            self.signer = use_key(self._app, key)
         except STORE_FAILURES as error:
             raise StoreError(str(error), None) from error
         self._lock = threading.RLock()  # held by every call (see the class docstring)
         #: conflicts met and retried: saves refused by the store's version check (another
         #: writer first, or a batch with an id already applied) and reads torn by another writer
         self.retries = 0
-        #: aggregates as this ledger last saved them, valid while the store's last notification
-        #: id is `_cached_at` (nobody else has written since): no reload between commands
+        #: The caches, each of something different: (1) the repository's (the library's LRU,
+        #: AGGREGATE_CACHE_MAXSIZE in ledger/infrastructure/settings.py) keeps aggregates and
+        #: fast-forwards them from the store on each load; (2) this one says which of those same
+        #: objects (no copies) this ledger saved last, valid while the store's last notification
+        #: id is `_cached_at` (nobody else has written since), so they are used without that
+        #: store read; (3) `_opened` below, the batches found invalid; (4) the chain mapper's
+        #: last chain per aggregate (ledger/infrastructure/chain.py).
         self._cache: dict[UUID, Any] = {}
         self._cached_at: int | None = None
-        self._opened = InvalidationIndex(self.app)
-        self._ordered_ids: bool | None = None  # the store's scheme of command record ids
+        #: the batches found invalid (§80.1431), read from the log once and then only what is
+        #: new: the one cache of that question (ledger/infrastructure/invalidation_index.py)
+        self._opened = InvalidationIndex(self._app.recorder)
+        #: the read port over the notification log (ledger/application/event_log.py)
+        self.log = EventLog(self._app)
 
     def _cache_for(self, position: int) -> dict[UUID, Any]:
         """The in-memory aggregates, emptied if anything was stored since they were saved."""
@@ -124,17 +113,17 @@ class Ledger:
         """
         self._cache.clear()
         self._cached_at = None
-        cache = self.app.repository.cache
+        cache = self._app.repository.cache
         if uow is not None and cache is not None:
             for aggregate in uow.aggregates():
                 with suppress(KeyError):
                     cache.get(aggregate.id, evict=True)
 
-    def _saved(self, uow: UnitOfWork, recordings: list[Recording], position: int) -> None:
+    def _saved(self, uow: UnitOfWork, recordings: list[Recording[UUID]], position: int) -> None:
         """Keep the saved aggregates in memory if this save came straight after `position`."""
         if not recordings:
             return
-        keep_head(self.app)
+        keep_head(self._app)
         ids = [recording.notification.id for recording in recordings]
         if ids != list(range(position + 1, position + 1 + len(ids))):
             self._forget()  # another writer's events are interleaved: reload from the store
@@ -148,7 +137,7 @@ class Ledger:
 
     def close(self) -> None:
         with self._lock:
-            self.app.close()
+            self._app.close()
 
     def __enter__(self) -> Ledger:
         return self
@@ -172,11 +161,11 @@ class Ledger:
             parsed = parse_command(command)
         except LedgerError as error:
             return rejected(line, error)
-        for attempt in range(RETRIES):
+        for attempt in RETRY.tries():
             position = self.position()
             uow = UnitOfWork(  # the command id is looked up only if the first save fails
-                self.app, optimistic=attempt == 0, cache=self._cache_for(position),
-                opened=self._opened.up_to(position), ordered_ids=self.ordered_ids(),
+                self._app, optimistic=attempt == 0, cache=self._cache_for(position),
+                opened=self._opened.up_to(position),
             )
             try:
                 outcome = handle(uow, parsed)
@@ -184,9 +173,9 @@ class Ledger:
                 self._forget(uow)
                 # Another writer saved while this command read its aggregates: what it read may
                 # be torn (one aggregate before that save, another after), so read again.
-                if self.position() != position and attempt + 1 < RETRIES:
+                if self.position() != position and not RETRY.last(attempt):
                     self.retries += 1
-                    pause(attempt)
+                    RETRY.pause(attempt)
                     continue
                 if isinstance(error, LedgerError):
                     return rejected(line, error)
@@ -198,7 +187,7 @@ class Ledger:
                 if self._landed(uow):
                     return result
                 self.retries += 1
-                pause(attempt)
+                RETRY.pause(attempt)
                 continue  # another writer got there first: reload, re-check, retry
             except Exception:
                 if self._landed(uow):
@@ -206,7 +195,7 @@ class Ledger:
                 raise
             self._saved(uow, recordings, position)
             return result
-        return rejected(line, WriteConflict(RETRIES))
+        return rejected(line, WriteConflict(RETRY.attempts))
 
     def apply_many(
         self, commands: Iterable[Any], *, batch_size: int = 200, first_line: int = 1
@@ -249,8 +238,8 @@ class Ledger:
             return
         position = self.position()
         uow = UnitOfWork(
-            self.app, optimistic=True, cache=self._cache_for(position),
-            opened=self._opened.up_to(position), ordered_ids=self.ordered_ids(),
+            self._app, optimistic=True, cache=self._cache_for(position),
+            opened=self._opened.up_to(position),
         )
         results = []
         for number, command in batch:
@@ -294,34 +283,49 @@ class Ledger:
             return False
         last = uow.events[-1]
         try:
-            stored = self.app.recorder.select_events(
+            stored = self._app.recorder.select_events(
                 last.originator_id, gt=last.originator_version - 1, lte=last.originator_version
             )
         except STORE_FAILURES:
             return False  # unknown: the caller reports the failure
         return bool(stored) and getattr(
-            self.app.mapper.to_domain_event(stored[0]), "timestamp", None) == last.timestamp
+            self._app.mapper.to_domain_event(stored[0]), "timestamp", None) == last.timestamp
 
     def _one_at_a_time(self, batch: list[tuple[int, Any]], done: list[Result]) -> None:
         for number, command in batch:
             done.append(self._apply(command, number))
 
-    def ordered_ids(self) -> bool:
-        """The store's scheme of command record ids, read from the store at first use."""
-        with self._lock:
-            if self._ordered_ids is None:
-                self._ordered_ids = ids_are_ordered(self.app)
-            return self._ordered_ids
-
     def position(self) -> int:
         """The last notification id stored: it moves whenever any writer saves."""
-        return self.app.recorder.max_notification_id() or 0
+        return self.log.position()
+
+    @property
+    def folder(self) -> Path:
+        """The data folder: the SQLite store's, or for PostgreSQL the configured one (the read
+        models, head.json and keys live there)."""
+        return store_folder(self._app.env)
+
+    def head(self, upto: int | None = None) -> dict[str, Any]:
+        """The ledger-wide chain head over the log up to notification `upto` (all of it)."""
+        with self._lock:
+            return chain_head(self._app, upto)
+
+    def stored_heads(self) -> Iterator[Head]:
+        """The head rows stored with each transaction, in notification id order."""
+        return stored_heads(self._app)
+
+    def audit(self, public_key: Ed25519PublicKey | None = None,
+              exported: dict[str, Any] | None = None) -> list[str]:
+        """Every stored fact that does not hold (chains, heads, signatures under `public_key`,
+        an `exported` head, command records, snapshots), each located; [] if all hold."""
+        with self._lock:
+            return audit(self._app, public_key, exported)
 
     def party(self, party_id: str) -> Party:
         """The party's aggregate as it stands now."""
         try:
             with self._lock:  # a write in progress may be changing the repository's copy
-                return self.app.repository.get(Party.create_id(party_id))
+                return self._app.repository.get(Party.create_id(party_id))
         except AggregateNotFoundError:
             raise KeyError(f"party {party_id} is not registered") from None
         except STORE_FAILURES as error:

@@ -15,7 +15,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import Recording
 
-from ledger.application.idempotency import CommandRecord, ids_are_ordered
+from ledger.application.idempotency import CommandRecord
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.domain.rin import BatchId, RinBlock
@@ -29,7 +29,7 @@ class UnitOfWork:
 
     def __init__(
         self, app: LedgerApp, *, optimistic: bool = False, cache: dict[UUID, Any] | None = None,
-        opened: InvalidationIndex | None = None, ordered_ids: bool | None = None,
+        opened: InvalidationIndex | None = None,
     ) -> None:
         self.app = app
         self.optimistic = optimistic
@@ -38,9 +38,8 @@ class UnitOfWork:
         self.copy = cache is None
         self.cache = cache if cache is not None else {}
         if opened is None:
-            opened = InvalidationIndex(app).up_to(app.recorder.max_notification_id() or 0)
+            opened = InvalidationIndex(app.recorder).up_to(app.recorder.max_notification_id() or 0)
         self.opened = opened
-        self.ordered_ids = ids_are_ordered(app) if ordered_ids is None else ordered_ids
         self.parties: dict[str, Party | None] = {}
         self.records: dict[str, CommandRecord] = {}
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
@@ -153,9 +152,7 @@ class UnitOfWork:
         if client_id in self.records:
             return self.records[client_id]
         try:
-            record: CommandRecord = self.app.repository.get(
-                CommandRecord.create_id(client_id, self.ordered_ids)
-            )
+            record: CommandRecord = self.app.repository.get(self.app.record_id(client_id))
         except AggregateNotFoundError:
             return None
         return record

@@ -13,7 +13,7 @@ import typer
 from ledger.domain.errors import LedgerError
 from ledger.domain.rin import parse_code
 from ledger.domain.strict_types import FIRST_YEAR, LAST_YEAR, check_date
-from ledger.infrastructure.transcodings import UNSUPPORTED_OPTIONS
+from ledger.infrastructure.settings import UNSUPPORTED_OPTIONS
 
 PARTY = re.compile(r"[0-9]{4}")
 BATCH = re.compile(r"[0-9]{4}[0-9]{4}[0-9]{5}[0-9A-Z]{5}")  # YYYY CCCC FFFFF BBBBB, §80.1425

@@ -11,8 +11,8 @@ import typer
 from ledger.cli import apply, demo, reports, trust
 from ledger.cli.arguments import data_folder, store_url
 from ledger.cli.options import Options, err
+from ledger.infrastructure import settings
 from ledger.infrastructure.signing import StoreRefused
-from ledger.infrastructure.transcodings import DEFAULT_DATA
 
 DataOpt = Annotated[
     Path | None, typer.Option("--data", envvar="RIN_DATA", help="data folder (default ./rin-data)")
@@ -37,7 +37,7 @@ for commands in (apply.app, demo.app, reports.app, trust.app):  # in the order h
 def main_options(ctx: typer.Context, data: DataOpt = None, store: StoreOpt = None,
                  key: KeyOpt = None) -> None:
     """rin-ledger: an event-sourced ledger of RINs under 40 CFR 80 Subpart M."""
-    ctx.obj = Options(data_folder(data or Path(DEFAULT_DATA)), store_url(store), key)
+    ctx.obj = Options(data_folder(settings.data_folder(data)), store_url(store), key)
 
 
 def main() -> None:

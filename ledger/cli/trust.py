@@ -10,10 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
+from ledger.application.ledger import Ledger
 from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
 from ledger.cli.options import Options, err, open_ledger, options
-from ledger.infrastructure.audit import audit
-from ledger.infrastructure.chain import chain_head
 from ledger.infrastructure.heads import Head
 from ledger.infrastructure.signing import KeyProblem, load_public
 from projections import VIEWS_FILE, Views
@@ -52,16 +51,14 @@ def read_head_argument(against: Path) -> dict[str, Any]:
     return head
 
 
-def current_head(ledger: Any) -> dict[str, Any]:
+def current_head(ledger: Ledger) -> dict[str, Any]:
     """The head over the whole log; signed by the configured key, else carrying the signature
     of the stored head row at the same point, if that row is signed and agrees."""
-    head = chain_head(ledger.app)
+    head = ledger.head()
     if ledger.signer is not None:
         return Head(head["notification_id"], head["hash"], ledger.signer.fingerprint,
                     ledger.signer.sign(head["notification_id"], head["hash"])).to_dict()
-    from ledger.infrastructure.audit import stored_heads
-
-    for stored in stored_heads(ledger.app):
+    for stored in ledger.stored_heads():
         if stored.notification_id == head["notification_id"] and stored.hash == head["hash"]:
             return stored.to_dict()
     return head
@@ -109,7 +106,7 @@ def run_verify(chosen: Options, head: bool, exported: dict[str, Any] | None,
             typer.echo(json.dumps(current_head(ledger)))
             return None
         with err.status("checking chains, heads, command records and snapshots") as status:
-            problems = audit(ledger.app, public, exported)
+            problems = ledger.audit(public, exported)
             views = Views(ledger, chosen.data / VIEWS_FILE)
             problems += views.check_read_side()
             if not problems:  # replay only history that holds: tampered bytes may not decode

@@ -29,6 +29,7 @@ from eventsourcing.persistence import Notification
 
 from ledger.application.idempotency import CommandRecord, event_name
 from ledger.infrastructure.chain import GENESIS, SEAL_KEY, Links, fold, notifications
+from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.head_file import read_head_file
 from ledger.infrastructure.heads import TABLE as HEADS_TABLE
 from ledger.infrastructure.heads import Head
@@ -99,7 +100,7 @@ def stored_heads(app: Application[UUID], upto: int | None = None) -> Iterator[He
 class Audit:
     """One pass over the log; `problems` lists what is wrong, each located."""
 
-    def __init__(self, app: Application[UUID], public_key: Ed25519PublicKey | None,
+    def __init__(self, app: LedgerApp, public_key: Ed25519PublicKey | None,
                  exported: dict[str, Any] | None) -> None:
         self.app = app
         self.public_key = public_key
@@ -164,8 +165,7 @@ class Audit:
         """A command record directly follows the events it names, and names some."""
         client_id = state.get("client_id")
         label = f"command record {client_id!r} (notification {note.id:,})"
-        if not isinstance(client_id, str) or note.originator_id not in (
-                CommandRecord.create_id(client_id), CommandRecord.create_id(client_id, False)):
+        if not isinstance(client_id, str) or note.originator_id != self.app.record_id(client_id):
             self.problems.append(f"{label}: its id is not the one its client id gives: edited "
                                  "(the real id's line would be a duplicate)")
         named = state.get("events")
@@ -277,7 +277,7 @@ class Audit:
                     "signed head: added without the key")
 
 
-def audit(app: Application[UUID], public_key: Ed25519PublicKey | None = None,
+def audit(app: LedgerApp, public_key: Ed25519PublicKey | None = None,
           exported: dict[str, Any] | None = None) -> list[str]:
     """Every stored fact that does not hold, each located; an empty list means all hold."""
     return malformed_rows(app, heads_table(app), query) or Audit(app, public_key, exported).run()

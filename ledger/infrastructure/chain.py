@@ -31,11 +31,12 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import get_topic
 
+from ledger.infrastructure.notification_pages import notifications as log_notifications
+
 CHAIN_KEY = "chain"
 SEAL_KEY = "seal"  # a snapshot's binding to the chain (ledger/infrastructure/snapshot_seal.py)
 GENESIS = ""
 CACHE_SIZE = 20_000  # aggregates whose latest chain is remembered (one entry each)
-PAGE = 1_000
 
 
 #: orjson hands dates, datetimes and dataclasses (a `RinBlock`) to `default`, the transcoder's
@@ -148,17 +149,9 @@ class ChainMapper(Mapper[UUID]):
             self._chains.popitem(last=False)
 
 
-def notifications(app: Application, upto: int | None = None) -> Iterator[Notification]:
+def notifications(app: Application[UUID], upto: int | None = None) -> Iterator[Notification]:
     """Every notification in id order, up to and including `upto`, read page by page."""
-    start: int | None = None
-    while True:
-        page = app.recorder.select_notifications(
-            start, PAGE, stop=upto, inclusive_of_start=start is None
-        )
-        yield from page
-        if len(page) < PAGE:
-            return
-        start = page[-1].id
+    return log_notifications(app.recorder, stop=upto)
 
 
 def reject_constant(name: str) -> None:
@@ -188,7 +181,7 @@ def fold(head: str, notification: Notification,
     return hashlib.sha256(head.encode() + header + body).hexdigest()
 
 
-def chain_head(app: Application, upto: int | None = None) -> dict[str, Any]:
+def chain_head(app: Application[UUID], upto: int | None = None) -> dict[str, Any]:
     """The ledger-wide head: every notification up to `upto` (default all) folded in id order."""
     head, last = GENESIS, 0
     for notification in notifications(app, upto):
@@ -196,7 +189,7 @@ def chain_head(app: Application, upto: int | None = None) -> dict[str, Any]:
     return {"notification_id": last, "hash": head}
 
 
-def verify_chain(app: Application, head: dict[str, Any] | None = None) -> list[str]:
+def verify_chain(app: Application[UUID], head: dict[str, Any] | None = None) -> list[str]:
     """Recompute every aggregate's chain (and an exported `head`, if given); name each break.
 
     Each problem reads `<aggregate> version V (notification N): <what>`; an empty list means

@@ -3,27 +3,48 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any, ClassVar
 from uuid import UUID
 
-from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.persistence import EventStore, JSONTranscoder, Recording
+import orjson
+from eventsourcing.application import Application
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    EventStore,
+    InternalError,
+    JSONTranscoder,
+    Recording,
+)
 
-from ledger.application.idempotency import CommandRecord
+from ledger.application.idempotency import CommandRecord, RecordIds, record_ids_of
 from ledger.domain.party import Party
+from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
+from ledger.infrastructure.retry import RETRY
 from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
 from ledger.infrastructure.transcodings import register_transcodings
 
 logger = logging.getLogger(__name__)
 
 
-class LedgerApp(Application):
+class LedgerApp(Application[UUID]):
     """Event store, notification log and snapshots for the ledger's aggregates."""
 
     name = "RinLedger"
     snapshotting_intervals: ClassVar = {Party: 200}
     snapshots_failed = 0  # snapshot writes that failed after their events committed
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        super().__init__(env=env)
+        self._record_ids: RecordIds | None = None
+
+    def record_id(self, client_id: str) -> UUID:
+        """The id of the command record of `client_id` by this store's scheme, a property of
+        its format (ledger/application/idempotency.py) read from the store once, at first use."""
+        if self._record_ids is None:
+            self._record_ids = record_ids_of(*first_record(self.recorder))
+        return self._record_ids(client_id)
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
@@ -42,36 +63,33 @@ class LedgerApp(Application):
         """Only snapshots whose seal holds are loaded; the others are replayed past."""
         return SealedSnapshots(super().construct_snapshot_store(), self.mapper)  # type: ignore[arg-type]
 
-    def _record(self, processing_event: ProcessingEvent) -> list[Recording]:
-        """Record; if the save fails, the mapper forgets the chains of the events not stored."""
-        try:
-            return super()._record(processing_event)
-        except Exception:
-            self.mapper.forget(processing_event.events)  # type: ignore[attr-defined]
-            raise
-
     def save_in_order(
         self, events: list[Any], aggregates: list[Any], unchanged: dict[UUID, int]
-    ) -> list[Recording]:
-        """Save `events` in this order in one transaction (`save` would group them by aggregate
-        and check each object against the library's runtime protocols, which costs more than
-        storing it); `aggregates` are those the events came from, for snapshots; the save
-        fails as a conflict unless each aggregate of `unchanged` is still at the version
-        given (ledger/infrastructure/read_check.py)."""
-        processing_event: ProcessingEvent = ProcessingEvent()
-        processing_event.saved_kwargs[UNCHANGED] = unchanged
-        processing_event.events.extend(events)
-        processing_event.aggregates.update((aggregate.id, aggregate) for aggregate in aggregates)
-        recordings = self._record(processing_event)
+    ) -> list[Recording[UUID]]:
+        """Save `events` in this order in one transaction; `aggregates` are those the events
+        came from, for the repository's cache and snapshots; the save fails as a conflict unless
+        each aggregate of `unchanged` is still at the version given
+        (ledger/infrastructure/read_check.py). Built on the public `EventStore.put`, `Cache.put`
+        and snapshot store rather than `Application.save`, which groups events by aggregate,
+        checks each object against the library's runtime protocols (costlier than storing it)
+        and snapshots by replaying the aggregate from the store."""
         try:
-            self._take_snapshots(processing_event)
+            recordings = self.events.put(events, **{UNCHANGED: unchanged})
+        except Exception:  # the mapper forgets the chains of the events not stored
+            self.mapper.forget(events)  # type: ignore[attr-defined]
+            raise
+        cache = self.repository.cache
+        if cache is not None and not self.repository.fastforward:
+            for aggregate in aggregates:
+                cache.put(aggregate.id, aggregate)
+        try:
+            self.snapshot_crossed(events, aggregates)
         except Exception as error:  # a cache: the events are committed, the command stands
             self.snapshots_failed += 1
             logger.warning("snapshot not stored (%s): its aggregate replays without it", error)
-        self._notify(recordings)
         return recordings
 
-    def _take_snapshots(self, processing_event: ProcessingEvent) -> None:
+    def snapshot_crossed(self, events: list[Any], aggregates: list[Any]) -> None:
         """Snapshot, from memory, each aggregate whose save crossed a multiple of its interval.
 
         The snapshot is taken at the aggregate's version after the save (a snapshot is a cache
@@ -80,9 +98,10 @@ class LedgerApp(Application):
         """
         if self.snapshots is None:
             return
+        by_id = {aggregate.id: aggregate for aggregate in aggregates}
         crossed: dict[Any, Any] = {}
-        for event in processing_event.events:
-            aggregate = processing_event.aggregates.get(event.originator_id)
+        for event in events:
+            aggregate = by_id.get(event.originator_id)
             interval = self.snapshotting_intervals.get(type(aggregate))  # type: ignore[arg-type]
             if interval and event.originator_version % interval == 0:
                 crossed[event.originator_id] = aggregate
@@ -92,3 +111,28 @@ class LedgerApp(Application):
         ]
         if snapshots:
             self.snapshots.put(snapshots)  # one transaction for all of this save's snapshots
+
+
+def first_record(recorder: ApplicationRecorder) -> tuple[str | None, UUID | None]:
+    """The client id and id of the store's first command record (None, None: it has none)."""
+    first = recorder.select_notifications(None, 1, topics=[CommandRecord.Applied.TOPIC])
+    if not first:
+        return None, None
+    return str(orjson.loads(first[0].state)["client_id"]), UUID(str(first[0].originator_id))
+
+
+def open_app(env: dict[str, Any]) -> LedgerApp:
+    """The application on its store, its tables created by one process at a time
+    (ledger/infrastructure/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of
+    the library's table set-up run by two processes at once ("tuple concurrently updated"), which a
+    process not taking the lock (an older release) can still cause: retry."""
+    attempt = 0
+    while True:
+        try:
+            with setup_lock(LedgerApp.name, env):
+                return LedgerApp(env=env)
+        except InternalError as error:
+            if "concurrently updated" not in str(error) or RETRY.last(attempt):
+                raise
+            RETRY.pause(attempt)
+            attempt += 1

@@ -11,30 +11,27 @@ from collections.abc import Iterable
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import Application
+from eventsourcing.persistence import ApplicationRecorder
 
 from ledger.domain.invalidation import BatchInvalidation
-
-PAGE = 1_000
+from ledger.infrastructure.notification_pages import notifications
 
 
 class InvalidationIndex:
     """The ids of the `BatchInvalidation` records opened up to `position` in the log."""
 
-    def __init__(self, app: Application) -> None:
-        self.app = app
+    def __init__(self, recorder: ApplicationRecorder) -> None:
+        self.recorder = recorder
         self.records: set[UUID] = set()
         self.position = 0
 
     def up_to(self, position: int) -> InvalidationIndex:
         """Read the records opened after the last position read, up to `position`."""
-        while self.position < position:
-            page = self.app.recorder.select_notifications(
-                self.position, PAGE, stop=position, topics=[BatchInvalidation.Opened.TOPIC],
-                inclusive_of_start=False,
-            )
-            self.records.update(UUID(str(notification.originator_id)) for notification in page)
-            self.position = page[-1].id if len(page) == PAGE else position
+        if self.position < position:
+            self.records.update(UUID(str(n.originator_id)) for n in notifications(
+                self.recorder, self.position, stop=position,
+                topics=[BatchInvalidation.Opened.TOPIC]))
+            self.position = position
         return self
 
     def saved(self, events: Iterable[Any], after: int, last: int) -> None:

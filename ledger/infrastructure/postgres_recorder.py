@@ -2,16 +2,8 @@
 is unchanged (ledger/infrastructure/read_check.py) and storing each transaction's head row
 (ledger/infrastructure/heads.py). Imported only for a PostgreSQL store (psycopg).
 
-This is the one place that uses private hooks of eventsourcing 9.5.6's
-`PostgresApplicationRecorder` (pinned by tests/test_read_check.py and
-tests/red_team/test_signed_stores.py):
-- `_insert_stored_events` runs inside the saving transaction: the read check must run there,
-  after the library's EXCLUSIVE table lock, so nothing it checked can move before the commit;
-- `_fetch_ids_after_insert_events` runs in the same transaction, after the table lock, and is
-  the first point where the notification ids are known: the head row must be written there, or
-  a crash between the two would leave events no head covers. An exception raised there does
-  NOT roll the events back (9.5.6 catches it inside `conn.transaction()` and re-raises it after
-  the commit), so every refusal (read check, key, truncation) runs before the insert.
+The steps inside the saving transaction are hooked in
+ledger/infrastructure/eventsourcing_adapter.py (`PostgresSaveHooks`), which says why.
 The library's optional database functions (POSTGRES_ENABLE_DB_FUNCTIONS) bypass both hooks, so
 this recorder refuses to start with them on.
 """
@@ -28,11 +20,12 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
+from ledger.infrastructure.eventsourcing_adapter import PostgresSaveHooks
 from ledger.infrastructure.heads import TABLE, HeadWriter, create_postgres, notification
-from ledger.infrastructure.read_check import UNCHANGED, check_unchanged
+from ledger.infrastructure.read_check import check_unchanged
 
 
-class LedgerPostgresRecorder(PostgresApplicationRecorder):
+class LedgerPostgresRecorder(PostgresSaveHooks, PostgresApplicationRecorder):
     """`PostgresApplicationRecorder` that refuses a save if an aggregate it read has moved, and
     stores the head row of each committed transaction."""
 
@@ -43,26 +36,16 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         self.heads = HeadWriter(f'"{datastore.schema}".{TABLE}', marker="%s")
         self.sql_create_statements.append(SQL(create_postgres(self.heads.table)))  # type: ignore[arg-type]
 
-    def _insert_stored_events(
-        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> None:
-        unchanged = kwargs.pop(UNCHANGED, None)
-        # The library's EXCLUSIVE table lock serialises the writers: taken before the check,
-        # nobody can store anything until this transaction ends, and each statement after it
-        # reads every commit made before (READ COMMITTED). A failed check inserts nothing.
-        self._lock_table(curs)
+    def before_insert(self, curs: Cursor[DictRow], unchanged: Any) -> None:
+        """A failed read check or key check inserts nothing (the table lock is held)."""
         check_unchanged(unchanged, lambda chunk: self._latest(curs, chunk))
         self.heads.admit(self._query(curs), f'SELECT MAX(notification_id) FROM '
                          f'"{self.datastore.schema}"."{self.events_table_name}"')
-        super()._insert_stored_events(curs, stored_events, **kwargs)
 
-    def _fetch_ids_after_insert_events(
-        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> Sequence[int] | None:
-        ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-        if ids:
-            self.heads.record(self._query(curs), ids, stored_events, self._gap(curs))
-        return ids
+    def after_insert(
+        self, curs: Cursor[DictRow], ids: Sequence[int], stored_events: Sequence[StoredEvent]
+    ) -> None:
+        self.heads.record(self._query(curs), ids, stored_events, self._gap(curs))
 
     def _latest(self, curs: Cursor[DictRow], ids: list[UUID]) -> dict[UUID, int]:
         curs.execute(SQL(

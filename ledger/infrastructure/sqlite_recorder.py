@@ -17,8 +17,9 @@ from uuid import UUID
 from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
 
+from ledger.infrastructure.eventsourcing_adapter import SQLiteSaveHook
 from ledger.infrastructure.heads import CREATE_SQLITE, HeadWriter, notification
-from ledger.infrastructure.read_check import UNCHANGED, check_unchanged
+from ledger.infrastructure.read_check import check_unchanged
 
 #: 4 parameters a row; SQLite ≥ 3.32 allows 32,766 parameters a statement
 ROWS_PER_STATEMENT = 500
@@ -28,7 +29,7 @@ ROWS_PER_STATEMENT = 500
 CHECKPOINT_PAGES = 10_000
 
 
-class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
+class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
     """`SQLiteApplicationRecorder` with multi-row inserts; same table, same notification ids."""
 
     def __init__(self, datastore: SQLiteDatastore, events_table_name: str = "stored_events"):
@@ -48,14 +49,14 @@ class BatchSQLiteApplicationRecorder(SQLiteApplicationRecorder):
             self._statements[rows] = statement
         return statement
 
-    def _insert_events(
-        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
+    def insert_in_transaction(
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any
     ) -> Sequence[int] | None:
         notification_ids = self._insert_rows(c, stored_events)
         # After the inserts this transaction holds SQLite's write lock and reads the latest
         # commit: what the save only read cannot move until it ends
         # (ledger/infrastructure/read_check.py).
-        check_unchanged(kwargs.get(UNCHANGED), lambda ids: self._latest(c, ids))
+        check_unchanged(unchanged, lambda ids: self._latest(c, ids))
         return notification_ids
 
     def _latest(self, c: SQLiteCursor, ids: list[UUID]) -> dict[UUID, int]:

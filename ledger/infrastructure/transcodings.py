@@ -1,4 +1,4 @@
-"""How the ledger's events are stored: transcodings for dates and value objects, store settings.
+"""How the ledger's events are stored: transcodings for dates and value objects.
 
 Dates, Decimals and the value objects (`RinBlock`, `Holdings`, `FuelBook`) round-trip exactly:
 a RinBlock is stored as its 38-character code plus its batch's generation date and fuel;
@@ -7,14 +7,11 @@ Holdings as records grouped by slot, each slot decoded only when first read.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping, MutableMapping
 from datetime import date
 from decimal import Decimal
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from eventsourcing.persistence import JSONTranscoder, Transcoding
 
@@ -29,16 +26,7 @@ from ledger.domain.party_facts import (
 )
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BatchId, BlockKey, RinBlock, parse_code
-from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
 from ledger.rules.s1425_rin import check_serials
-
-DEFAULT_DATA = "./rin-data"
-EVENTS_FILE = "events.sqlite"
-# Aggregates kept in memory between commands; fast-forwarded from the store on each use, so
-# another writer's events are never missed (about the number of parties in the market).
-AGGREGATE_CACHE_MAXSIZE = "5000"
-#: needs psycopg
-POSTGRES_RECORDER_TOPIC = "ledger.infrastructure.postgres_recorder:LedgerPostgresRecorder"
 
 
 class DateAsISO(Transcoding):
@@ -267,40 +255,3 @@ class PartyFactsAsRecords(Transcoding):
 
 
 FACTS_TRANSCODINGS = (PartyFactsAsRecords(),)
-
-
-#: a URL's options (`?sslmode=require`…) are not passed to the server: silently dropping one
-#: would, for instance, connect without the TLS it asked for
-UNSUPPORTED_OPTIONS = ("a PostgreSQL URL here is postgresql://user:password@host:port/database: "
-                       "options after it (?sslmode=…) are not supported; set them in the "
-                       "environment libpq reads (PGSSLMODE=require)")
-
-
-def store_env(
-    data: str | os.PathLike[str] | None = None, store: str | None = None
-) -> dict[str, Any]:
-    """Environment for the event store: a SQLite file under `data`, or a PostgreSQL URL."""
-    store = store or os.environ.get("RIN_STORE")
-    if store and store.startswith(("postgresql://", "postgres://")):
-        url = urlparse(store)
-        if url.query or url.fragment or url.params:
-            raise ValueError(UNSUPPORTED_OPTIONS)
-        return {
-            "PERSISTENCE_MODULE": "eventsourcing.postgres",
-            "POSTGRES_DBNAME": url.path.lstrip("/") or "rin",
-            "POSTGRES_HOST": url.hostname or "localhost",
-            "POSTGRES_PORT": str(url.port or 5432),
-            "POSTGRES_USER": unquote(url.username or "postgres"),
-            "POSTGRES_PASSWORD": unquote(url.password or ""),
-            "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER_TOPIC,
-            "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
-        }
-    folder = Path(data or os.environ.get("RIN_DATA") or DEFAULT_DATA)
-    folder.mkdir(parents=True, exist_ok=True)
-    return {
-        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-        "SQLITE_DBNAME": str(folder / EVENTS_FILE),
-        "SQLITE_LOCK_TIMEOUT": "30",
-        "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
-        "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
-    }

@@ -11,6 +11,7 @@ import orjson
 import pytest
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import Mapper, StoredEvent
+from store_access import app_of
 
 from ledger import Ledger
 from ledger.application.idempotency import CommandRecord
@@ -35,8 +36,8 @@ def test_every_event_of_a_market_maps_to_the_same_bytes(tmp_path: Path) -> None:
     with Ledger(tmp_path) as ledger:
         lines = list(generate_market(3_000, seed=5))
         assert all(r.status == "applied" for r in ledger.apply_many(lines))
-        notes = ledger.app.recorder.select_notifications(1, 100_000)
-        mapper = ledger.app.mapper
+        notes = app_of(ledger).recorder.select_notifications(1, 100_000)
+        mapper = app_of(ledger).mapper
         assert isinstance(mapper, ChainMapper)
         chains: dict[UUID, str] = {}
         topics = set()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conftest import Store
+from store_access import app_of
 
 from ledger import Ledger
 from ledger.infrastructure.chain import notifications, verify_chain
@@ -182,7 +183,7 @@ def stored_ids(ledger: Ledger) -> tuple[Counter[str], set[str]]:
     """Command records per client id, and the client ids carried by Party events."""
     records: Counter[str] = Counter()
     on_events: set[str] = set()
-    for note in notifications(ledger.app):
+    for note in notifications(app_of(ledger)):
         state = json.loads(note.state)
         if note.topic.startswith("rin_ledger:CommandRecord"):
             records[state["client_id"]] += 1
@@ -266,5 +267,5 @@ def test_conflicting_writers_never_double_spend_or_lose_an_update(store: Store) 
         assert totals(ledger, [SELLER]) == {}  # the pool is sold out, not oversold
         # Conservation, K only 1 → 2, no negative holding, views = rebuild; chains intact.
         assert verify(ledger, store.data / "views.sqlite") == []
-        assert verify_chain(ledger.app) == []
+        assert verify_chain(app_of(ledger)) == []
     assert retries > 0, "the writers never collided: the test proved nothing"

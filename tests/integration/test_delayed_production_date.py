@@ -20,7 +20,7 @@ STORE_R1 = Path(__file__).parents[1] / "data" / "store_r1"
 
 
 def generated(book: Ledger, party: str) -> list[Party.Generated]:
-    return [e for e in book.app.events.get(Party.create_id(party))
+    return [e for e in book.log.history(Party.create_id(party))
             if isinstance(e, Party.Generated)]
 
 

@@ -31,7 +31,7 @@ def test_v1_fuel_moved_upcasts_without_a_facility(tmp_path: Path) -> None:
     append_event(tmp_path, party_rows, "rin_ledger:Party.FuelMoved", V1_FUEL_MOVED)
     ledger.close()
     with Ledger(tmp_path) as book:
-        moved = [e for e in book.app.events.get(Party.create_id("1002"))
+        moved = [e for e in book.log.history(Party.create_id("1002"))
                  if isinstance(e, Party.FuelMoved)]
         assert [(e.direction, e.volume, e.facility) for e in moved] == [
             ("produced", 5_000, None)]
@@ -44,6 +44,6 @@ def test_v1_fuel_moved_upcasts_without_a_facility(tmp_path: Path) -> None:
                              "d_code": 4, "volume": 100, "generate_rins": False,
                              "new_facility_year": 1})
         assert result.status == "applied", result.error
-        moved = [e for e in book.app.events.get(Party.create_id("1002"))
+        moved = [e for e in book.log.history(Party.create_id("1002"))
                  if isinstance(e, Party.FuelMoved)]
         assert [e.facility for e in moved] == [None, "20011"]

@@ -14,6 +14,7 @@ from uuid import UUID
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from store_access import app_of
 
 from ledger import Ledger
 from ledger.domain.holdings import Holdings
@@ -44,7 +45,7 @@ def test_release_1_snapshots_load_and_equal_a_replay(tmp_path: Path) -> None:
             raw = orjson.loads(state)["state"]["holdings"]["_data_"]
             assert all(isinstance(slot[0], int) and len(slot) == 4 for slot in raw)
             loaded = HOLDINGS.decode(raw)
-            events = ledger.app.events.get(UUID(str(originator)), lte=version)
+            events = app_of(ledger).events.get(UUID(str(originator)), lte=version)
             party = reduce(lambda aggregate, event: event.mutate(aggregate), events, None)
             assert isinstance(party, Party)
             replayed = party.holdings

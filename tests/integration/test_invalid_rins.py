@@ -35,12 +35,12 @@ RVO = {"CB": 0, "BBD": 100_000, "AB": 100_000, "RF": 100_000}
 def refused(ledger: Ledger, cmd: dict[str, Any], rule_id: str, citation: str, field: str,
             message: str) -> None:
     """`cmd` is rejected under `rule_id` with exactly this message, and nothing is stored."""
-    before = ledger.app.recorder.max_notification_id()
+    before = ledger.position()
     result = ledger.apply(cmd)
     assert (result.status, result.rule, result.citation, result.field) == (
         "rejected", rule_id, citation, field)
     assert result.error == f"{citation}: {message}"
-    assert ledger.app.recorder.max_notification_id() == before
+    assert ledger.position() == before
 
 
 def d4(quantity: int, **narrow: str) -> dict[str, Any]:

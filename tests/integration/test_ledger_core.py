@@ -14,13 +14,14 @@ from uuid import UUID
 import pytest
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import resolve_topic
+from store_access import app_of, stored
 
 from ledger import Ledger
 from ledger.application.idempotency import CommandRecord
 from ledger.domain.holdings import Holdings, fifo_order
 from ledger.domain.party import Party
 from ledger.domain.rin import BlockKey, RinBlock
-from ledger.infrastructure.transcodings import EVENTS_FILE
+from ledger.infrastructure.settings import EVENTS_FILE
 
 REGISTER = [
     {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],
@@ -52,15 +53,15 @@ def applied(ledger: Ledger, *commands: dict[str, Any]) -> None:
 
 
 def events(ledger: Ledger, party: str) -> list[Any]:
-    return list(ledger.app.events.get(Party.create_id(party)))
+    return list(ledger.log.history(Party.create_id(party)))
 
 
 def notifications(ledger: Ledger, after: int) -> list[Any]:
-    return list(ledger.app.recorder.select_notifications(after + 1, 1_000))
+    return stored(ledger, after)
 
 
 def last(ledger: Ledger) -> int:
-    return ledger.app.recorder.max_notification_id() or 0
+    return ledger.position() or 0
 
 
 @pytest.fixture
@@ -151,14 +152,14 @@ def test_a_transfer_saves_seller_and_buyer_in_one_transaction(ledger: Ledger) ->
 def test_events_round_trip_through_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with Ledger(tmp_path) as book:
         written: list[Any] = []
-        save = book.app.save_in_order
+        save = app_of(book).save_in_order
 
         def keep(*args: Any, **kwargs: Any) -> Any:
             recordings = save(*args, **kwargs)
             written.extend(r.domain_event for r in recordings)
             return recordings
 
-        monkeypatch.setattr(book.app, "save_in_order", keep)
+        monkeypatch.setattr(app_of(book), "save_in_order", keep)
         applied(
             book, *REGISTER,
             # 250,000 gal at 68 °F: 250,000 × (−0.0006301 × 68 + 1.0378) = 248,738.3 gal
@@ -171,11 +172,10 @@ def test_events_round_trip_through_sqlite(tmp_path: Path, monkeypatch: pytest.Mo
         )
     assert len(written) == 3 + 3 + 3  # registrations; generated, assigned, id; out, in, id
     with Ledger(tmp_path) as again:
-        stored = [again.app.mapper.to_domain_event(n)
-                  for n in again.app.recorder.select_notifications(1, 100)]
+        logged = [e.event for e in again.log.events()]
         read = {p: events(again, p) for p in ("1001", "2001")}
-    assert len(stored) == len(written)
-    for original, copy in zip(written, stored, strict=True):
+    assert len(logged) == len(written)
+    for original, copy in zip(written, logged, strict=True):
         assert type(copy) is type(original)
         for name, value in original.__dict__.items():
             assert copy.__dict__[name] == value, name
@@ -220,7 +220,7 @@ def test_snapshots_are_taken_and_equal_a_full_replay(tmp_path: Path) -> None:
     with Ledger(tmp_path) as fresh:
         loaded = fresh.party("1001")
         replayed: Party | None = None
-        for event in fresh.app.events.get(Party.create_id("1001")):
+        for event in fresh.log.history(Party.create_id("1001")):
             replayed = event.mutate(replayed)
         assert replayed is not None
         assert party_state(loaded) == party_state(replayed)

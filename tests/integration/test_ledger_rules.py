@@ -37,14 +37,14 @@ def refused(
     ledger: Ledger, cmd: dict[str, Any], rule_id: str, citation: str, field: str, message: str
 ) -> None:
     """Apply `cmd`, which must be rejected under `rule_id` with exactly this message."""
-    before = ledger.app.recorder.max_notification_id()
+    before = ledger.position()
     result = ledger.apply(cmd)
     assert result.status == "rejected"
     assert result.rule == rule_id
     assert result.citation == citation
     assert result.field == field
     assert result.error == f"{citation}: {message}"
-    assert ledger.app.recorder.max_notification_id() == before, "a rejection stores nothing"
+    assert ledger.position() == before, "a rejection stores nothing"
 
 
 def rins(d_code: int, k: int, quantity: int, vintage: int = 2024) -> dict[str, int]:

@@ -14,10 +14,9 @@ def test_batched_events_are_logged_in_command_order(tmp_path: Path) -> None:
     with Ledger(tmp_path) as ledger:
         results = list(ledger.apply_many(lines, batch_size=500))  # the whole demo in one batch
         assert {r.status for r in results} == {"applied"}
-        notifications = ledger.app.recorder.select_notifications(start=1, limit=10_000)
         order = [
             position[event.client_id]
-            for event in map(ledger.app.mapper.to_domain_event, notifications)
+            for event in (logged.event for logged in ledger.log.events())
             if "Party." in type(event).__qualname__ and event.client_id is not None
         ]
     # each event comes from the command of its line: never from a line before one already logged

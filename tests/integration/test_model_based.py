@@ -33,6 +33,7 @@ from hypothesis.stateful import (
 )
 from long_profile import LONG, sized, tally
 from sqlite_utils import Database
+from store_access import app_of
 
 from ledger.application.ledger import Ledger, Result
 from ledger.domain.fuel_book import FuelBook
@@ -78,7 +79,7 @@ class LedgerVersusModel(RuleBasedStateMachine):
         self.ledger = Ledger(self.folder)
         # snapshots (every 200 events in use) every few events, so that aggregates are often
         # loaded from one after a refusal: holdings and fuel by date must survive it
-        self.ledger.app.snapshotting_intervals = {Party: SNAPSHOT_EVERY}  # type: ignore[misc]
+        app_of(self.ledger).snapshotting_intervals = {Party: SNAPSHOT_EVERY}  # type: ignore[misc]
         self.latest = self.day = FIRST  # the latest date any command named; this command's
         self.registered: set[str] = set()
         self.held: dict[str, Held] = {p: {} for p in PARTIES}
@@ -503,7 +504,7 @@ class LedgerVersusModel(RuleBasedStateMachine):
             for row in self.ledger.blocks(party):
                 base, start, end = parse_code(row["rin"])
                 seen.setdefault((base.company, base.batch), []).extend(range(start, end + 1))
-            for event in self.ledger.app.events.get(Party.create_id(party)):
+            for event in self.ledger.log.history(Party.create_id(party)):
                 if isinstance(event, Party.Retired):
                     for block in event.rins:
                         batch = (block.key.company, block.key.batch)

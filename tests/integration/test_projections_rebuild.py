@@ -16,6 +16,7 @@ from typing import Any
 
 from projections_helpers import apply_all, sample_commands
 from sqlite_utils import Database
+from store_access import app_of
 
 from ledger import Ledger
 from ledger.domain.party import Party
@@ -86,7 +87,7 @@ def tracked(path: Path) -> int:
 def test_killed_projection_resumes_without_loss_or_duplicates(tmp_path: Path) -> None:
     ledger = Ledger(tmp_path)
     apply_fast(ledger, many_transfers(1500))
-    total = ledger.app.recorder.max_notification_id()
+    total = ledger.position()
     assert total > 3000
     views = tmp_path / "views.sqlite"
     env = {**os.environ, "RIN_DATA": str(tmp_path)}
@@ -139,7 +140,7 @@ def test_verify_fails_on_duplicated_gallon_rins(tmp_path: Path) -> None:
     party = ledger.party("2001")
     party.trigger_event(Party.Assigned, effective_date=date(2024, 12, 1), client_id=None,
                         rins=[stray], volume=Decimal(4))
-    ledger.app.save(party)
+    app_of(ledger).save(party)
     problems = verify(ledger)
     assert any("batch 20241001200010000" in p and "generated" in p for p in problems), problems
     assert any("K=2 to K=1" in p for p in problems), problems
@@ -182,7 +183,7 @@ def test_an_interrupted_rebuild_is_completed_by_the_next_run(tmp_path: Path) -> 
     rebuild(ledger)
     tables, indexes = names(views, "table"), names(views, "index")
     recorder = open_views(views)
-    recorder.clear(ledger.app.name)
+    recorder.clear(ledger.log.name)
     follow(ledger, recorder, 3, None, 20)  # killed after notification 20
     recorder.close()
     assert tables - names(views, "table") == {"holdings_monthly"}
@@ -206,6 +207,6 @@ def test_views_of_an_older_layout_are_projected_anew(tmp_path: Path) -> None:
     db.execute("PRAGMA user_version = 0")
     db.conn.commit()
     db.close()
-    assert project(ledger) == ledger.app.recorder.max_notification_id()
+    assert project(ledger) == ledger.position()
     assert dump(views) == expected
     assert "lineage_v0" not in names(views, "table")

@@ -11,15 +11,16 @@ import eventsourcing.tests.persistence as base
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteDatastore
 from eventsourcing.utils import get_topic
+from store_access import app_of
 
 from ledger import Ledger
+from ledger.infrastructure.settings import store_env
 from ledger.infrastructure.sqlite_recorder import (
     CHECKPOINT_PAGES,
     ROWS_PER_STATEMENT,
     TOPIC,
     BatchSQLiteApplicationRecorder,
 )
-from ledger.infrastructure.transcodings import store_env
 
 
 class FileRecorder:
@@ -68,7 +69,7 @@ def test_the_ledger_uses_it(tmp_path: Path) -> None:
     assert store_env(tmp_path)["APPLICATION_RECORDER_TOPIC"] == TOPIC
     assert get_topic(BatchSQLiteApplicationRecorder) == TOPIC
     with Ledger(tmp_path) as ledger:
-        assert type(ledger.app.recorder) is BatchSQLiteApplicationRecorder
+        assert type(app_of(ledger).recorder) is BatchSQLiteApplicationRecorder
 
 
 def test_a_save_sets_the_longer_checkpoint_interval(tmp_path: Path) -> None:

@@ -49,8 +49,8 @@ def k2_held(book: Ledger, party: str) -> int:
 
 
 def stored(book: Ledger, since: int) -> list[tuple[str, str]]:
-    rows = book.app.recorder.select_notifications(start=since + 1, limit=100)
-    return [(row.topic.rsplit(".", 1)[-1], str(row.originator_id)) for row in rows]
+    return [(type(logged.event).__name__, str(logged.event.originator_id))
+            for logged in book.log.events(since)]
 
 
 def test_a_refusal_after_a_trigger_stores_nothing_and_the_next_command_is_unaffected(

@@ -36,11 +36,11 @@ def apply(ledger: Ledger, **cmd: Any) -> Result:
 
 
 def refused(ledger: Ledger, cmd: dict[str, Any], rule: str, citation: str, field: str) -> str:
-    before = ledger.app.recorder.max_notification_id()
+    before = ledger.position()
     result = ledger.apply(cmd)
     assert (result.status, result.rule, result.citation, result.field) == (
         "rejected", rule, citation, field), result.error
-    assert ledger.app.recorder.max_notification_id() == before, "a rejection stores nothing"
+    assert ledger.position() == before, "a rejection stores nothing"
     assert result.error is not None and result.error.startswith(f"{citation}: ")
     return result.error
 
@@ -267,7 +267,7 @@ def test_f4_iv_b_method_c_needs_ten_percent() -> None:
 def test_f4_method_is_recorded_on_the_generated_event(ledger: Ledger) -> None:
     ok(ledger, **gen("1002", "20011", "R0001", "2024-01-31", fuel="renewable_diesel", d_code=4,
                      volume=100_000, renewable_fraction="0.35", renewable_fraction_method="C"))
-    (event,) = [e for e in ledger.app.events.get(Party.create_id("1002"))
+    (event,) = [e for e in ledger.log.history(Party.create_id("1002"))
                 if isinstance(e, Party.Generated)]
     assert event.renewable_fraction_method == "C"
     assert event.rin.gallon_rins == 59_500  # 1.7 × 100,000 × 0.35
@@ -277,7 +277,7 @@ def test_v1_generated_events_upcast_without_a_method(tmp_path: Path) -> None:
     from test_upcasting import load_v1_store
 
     ledger = load_v1_store(tmp_path)
-    generated = [e for e in ledger.app.events.get(Party.create_id("1001"))
+    generated = [e for e in ledger.log.history(Party.create_id("1001"))
                  if isinstance(e, Party.Generated)]
     assert generated and all(e.renewable_fraction_method is None for e in generated)
 

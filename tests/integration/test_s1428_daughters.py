@@ -60,12 +60,12 @@ def test_the_daughters_are_seen_apart(ledger: Ledger) -> None:
 
 
 def test_a_daughter_moves_by_its_code_and_the_parent_code_is_refused(ledger: Ledger) -> None:
-    before = ledger.app.recorder.max_notification_id()
+    before = ledger.position()
     refused = ledger.apply(transfer({"code": PARENT}, 10_000))
     assert (refused.status, refused.rule, refused.citation, refused.field) == (
         "rejected", "SPLIT-PARENT", "§80.1428(d)", "rins.code")
     assert FIRST in (refused.error or "") and SECOND in (refused.error or "")
-    assert ledger.app.recorder.max_notification_id() == before
+    assert ledger.position() == before
     # 6,000 assigned gallon-RINs with 2,400 gal: 6,000 ≤ 2.5 × 2,400 = 6,000
     ok(ledger, **transfer({"code": SECOND}, 2_400))
     assert codes(ledger, "2001") == [SECOND]

@@ -268,14 +268,14 @@ def test_code_30_for_biogas_rins_rests_on_b5(ledger: Ledger, reason: str | int) 
     ok(ledger, type="generate", date="2024-01-31", party="1008", facility="20081", batch="G0001",
        fuel="biogas", d_code=3, btu=77_000_000)
     ok(ledger, **separate("1008", reason, rins(3, 1_000), volume=1_000))
-    stored = list(ledger.app.events.get(ledger.party("1008").id))
+    stored = list(ledger.log.history(ledger.party("1008").id))
     separated = stored[-1]
     assert (separated.reason, separated.paragraph, separated.reason_code) == (
         "biogas_electricity", "§80.1429(b)(5)", 30)
     # the word still names (b)(4), and ethanol RINs given code 30 stay (b)(4)
     buy(ledger, "1001", "2001", 6, 1_000, 1_000)
     ok(ledger, **separate("2001", reason, rins(6, 1_000), volume=1_000))
-    assert list(ledger.app.events.get(ledger.party("2001").id))[-1].paragraph == "§80.1429(b)(4)"
+    assert list(ledger.log.history(ledger.party("2001").id))[-1].paragraph == "§80.1429(b)(4)"
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from store_access import app_of
 from typer.testing import CliRunner
 
 from ledger import Ledger
@@ -109,11 +110,11 @@ def test_older_snapshots_are_replayed_past_and_the_facts_equal_a_replay(store: P
     with Ledger(store) as ledger:
         for party in ("2001", "3001", "4001"):
             oid = Party.create_id(party)
-            assert ledger.app.snapshots is not None
-            assert ledger.app.snapshots.recorder.select_events(oid)  # stored, v2 ...
-            assert list(ledger.app.snapshots.get(oid)) == []  # ... and never loaded
+            assert app_of(ledger).snapshots is not None
+            assert app_of(ledger).snapshots.recorder.select_events(oid)  # stored, v2 ...
+            assert list(app_of(ledger).snapshots.get(oid)) == []  # ... and never loaded
             replayed = None
-            for event in ledger.app.events.get(oid):
+            for event in app_of(ledger).events.get(oid):
                 replayed = event.mutate(replayed)
             assert isinstance(replayed, Party)
             assert ledger.party(party).facts == replayed.facts
@@ -127,7 +128,7 @@ def test_stored_vocabulary_decodes_to_the_enums(store: Path) -> None:
     with Ledger(store) as ledger:
         assert ledger.party("4001").roles == [Role.PRODUCER, Role.OBLIGATED_PARTY, Role.REFINER]
         assert all(type(role) is Role for role in ledger.party("3001").roles)
-        moved = [e for e in ledger.app.events.get(Party.create_id("1001"))
+        moved = [e for e in app_of(ledger).events.get(Party.create_id("1001"))
                  if isinstance(e, Party.TransferredOut)]
         assert [e.to_party for e in moved] == ["2001"]
     assert FuelDirection("delivered") is FuelDirection.DELIVERED

@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 from eventsourcing.persistence import IntegrityError
 from markets import three_party_market
+from store_access import app_of
 
 from ledger.application.handlers import UnitOfWork, handle
 from ledger.application.ledger import Ledger
 from ledger.domain.commands import parse_command
 from ledger.domain.party import Party
-from ledger.infrastructure.chain import CHAIN_KEY, chain_head, link, verify_chain
+from ledger.infrastructure.chain import CHAIN_KEY, link, verify_chain
 
 TABLE = "stored_events"
 # One ethanol batch of 100,000 standardized gallons × EV 1.0 = 100,000 gallon-RINs (§80.1415),
@@ -38,7 +39,7 @@ def data(tmp_path: Path) -> Path:
     with Ledger(tmp_path) as ledger:
         for command in COMMANDS:
             assert ledger.apply(command).status == "applied"
-        assert verify_chain(ledger.app) == []
+        assert verify_chain(app_of(ledger)) == []
     return tmp_path
 
 
@@ -52,7 +53,7 @@ def db(data: Path) -> Iterator[sqlite3.Connection]:
 
 def problems(data: Path, head: dict[str, Any] | None = None) -> list[str]:
     with Ledger(data) as ledger:
-        return verify_chain(ledger.app, head)
+        return verify_chain(app_of(ledger), head)
 
 
 def row(db: sqlite3.Connection, party: str, version: int) -> tuple[int, bytes]:
@@ -77,7 +78,7 @@ def test_untouched_history_verifies_and_events_decode_without_chain(data: Path) 
         assert ledger.holdings("1001") == [
             {"party": "1001", "d_code": 6, "vintage": 2024, "k": 1, "gallon_rins": 60_000}
         ]
-        events = ledger.app.events.get(Party.create_id("1001"))
+        events = ledger.log.history(Party.create_id("1001"))
         assert all(CHAIN_KEY not in vars(event) for event in events)
 
 
@@ -169,19 +170,19 @@ def test_exported_head_proves_history_before_it_unchanged(
     data: Path, db: sqlite3.Connection
 ) -> None:
     with Ledger(data) as ledger:
-        head = chain_head(ledger.app)
+        head = ledger.head()
         assert ledger.apply(LATER).status == "applied"
         # the head up to the exported id is recomputed equal after more history is appended
-        assert chain_head(ledger.app, head["notification_id"]) == head
-        assert chain_head(ledger.app)["notification_id"] > head["notification_id"]
-        assert verify_chain(ledger.app, head) == []
+        assert ledger.head(head["notification_id"]) == head
+        assert ledger.head()["notification_id"] > head["notification_id"]
+        assert verify_chain(app_of(ledger), head) == []
     # a forger rewrites the producer's Assigned event to 900,000 RINs and re-links its chain
     _, state = row(db, "1001", 3)
     forged = json.loads(state.replace(b"0000000100100000", b"0000000100900000"))
     rechain(db, "1001", 3, forged)
     with Ledger(data) as ledger:
-        found = verify_chain(ledger.app, head)
-        recomputed = chain_head(ledger.app, head["notification_id"])
+        found = verify_chain(app_of(ledger), head)
+        recomputed = ledger.head(head["notification_id"])
     assert recomputed["hash"] != head["hash"]
     assert found == [
         f"head at notification {head['notification_id']:,} was {head['hash']}, recomputed "
@@ -191,15 +192,15 @@ def test_exported_head_proves_history_before_it_unchanged(
 
 def test_tampering_after_the_head_leaves_it_standing(data: Path, db: sqlite3.Connection) -> None:
     with Ledger(data) as ledger:
-        head = chain_head(ledger.app)
+        head = ledger.head()
         assert ledger.apply(LATER).status == "applied"
     # the later receipt: serials 10,001-15,000 (FIFO after 1-10,000 went first) → 10,001-19,000
     last, state = row(db, "3001", 3)
     assert b"0001000100015000" in state
     set_state(db, last, state.replace(b"0001000100015000", b"0001000100019000"))
     with Ledger(data) as ledger:
-        assert chain_head(ledger.app, head["notification_id"]) == head
-        found = verify_chain(ledger.app, head)
+        assert ledger.head(head["notification_id"]) == head
+        found = verify_chain(app_of(ledger), head)
     assert found == [
         f"party 3001 version 3 (notification {last}): "
         "chain mismatch: stored bytes changed, reordered or inserted"
@@ -214,9 +215,9 @@ def test_snapshots_are_not_chained(tmp_path: Path) -> None:
         moves = [{"type": "transfer_fuel", "date": "2024-02-01", "from": "1001", "to": "2001",
                   "volume": "1"} for _ in range(205)]
         assert all(r.status == "applied" for r in ledger.apply_many(moves, batch_size=50))
-        assert ledger.app.snapshots is not None
-        assert list(ledger.app.snapshots.get(Party.create_id("1001")))  # snapshot at 200
-        assert verify_chain(ledger.app) == []
+        assert app_of(ledger).snapshots is not None
+        assert list(app_of(ledger).snapshots.get(Party.create_id("1001")))  # snapshot at 200
+        assert verify_chain(app_of(ledger)) == []
 
 
 def test_failed_concurrent_save_does_not_poison_the_chain(data: Path) -> None:
@@ -224,10 +225,10 @@ def test_failed_concurrent_save_does_not_poison_the_chain(data: Path) -> None:
     move = {"type": "transfer_fuel", "date": "2024-02-05", "from": "1001", "to": "2001",
             "volume": "1"}
     with Ledger(data) as slow, Ledger(data) as fast:
-        uow = UnitOfWork(slow.app)
+        uow = UnitOfWork(app_of(slow))
         handle(uow, parse_command(move))
         assert fast.apply(move).status == "applied"  # takes the same versions first
         with pytest.raises(IntegrityError):
             uow.save()
         assert slow.apply(move).status == "applied"
-        assert verify_chain(slow.app) == []
+        assert verify_chain(app_of(slow)) == []

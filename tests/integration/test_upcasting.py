@@ -46,7 +46,7 @@ def append_event(folder: Path, party_rows: list[dict[str, Any]], topic: str,
 
 def test_v1_transfers_upcast_to_standard_trades(tmp_path: Path) -> None:
     ledger = load_v1_store(tmp_path)
-    stored = list(ledger.app.events.get(Party.create_id("2001")))
+    stored = list(ledger.log.history(Party.create_id("2001")))
     transfers = [e for e in stored if isinstance(e, Party.TransferredIn | Party.TransferredOut)]
     # 2001 bought from 1001 and 1002 and sold twice to 3001 (sample lines 8, 9, 12, 13)
     assert len(transfers) == 4
@@ -65,7 +65,7 @@ def test_v1_history_replays_to_the_same_holdings_and_accepts_new_commands(tmp_pa
         "reason": "intra_company",
     })
     assert result.status == "applied", result.error
-    latest = list(ledger.app.events.get(Party.create_id("2001")))[-1]
+    latest = list(ledger.log.history(Party.create_id("2001")))[-1]
     assert isinstance(latest, Party.TransferredIn) and latest.trade_reason_code == 120
 
 
@@ -80,10 +80,8 @@ def test_a_first_release_store_keeps_naming_command_records_by_uuid5(tmp_path: P
     new = {"type": "register_party", "id": "after-upgrade-2", "party": "4001",
            "name": "New Blender", "roles": ["blender"]}
     assert ledger.apply(new).status == "applied"
-    records = ledger.app.recorder.select_notifications(
-        1, 100, topics=[CommandRecord.Applied.TOPIC]
-    )
-    assert records[-1].originator_id == uuid5(COMMAND_NAMESPACE, "after-upgrade-2")
+    records = list(ledger.log.events(topics=[CommandRecord.Applied.TOPIC]))
+    assert records[-1].event.originator_id == uuid5(COMMAND_NAMESPACE, "after-upgrade-2")
     assert ledger.apply(new).status == "duplicate"
 
 
@@ -91,7 +89,7 @@ def test_v1_obligation_reports_upcast_to_no_stated_basis(tmp_path: Path) -> None
     """ObligationReported v2 added `basis` (§80.1429(b)(9)); a v1 report stated none, so the
     (b)(9) test falls back on the party's registered roles."""
     ledger = load_v1_store(tmp_path)
-    stored = list(ledger.app.events.get(Party.create_id("3001")))
+    stored = list(ledger.log.history(Party.create_id("3001")))
     reports = [e for e in stored if isinstance(e, Party.ObligationReported)]
     # sample line 14: 3001's 2024 RVO from 900,000 + 300,000 gal; RF 12.50 % = 150,000
     assert [(e.year, e.rvo["RF"], e.basis) for e in reports] == [(2024, 150_000, None)]

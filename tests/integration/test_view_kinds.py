@@ -52,8 +52,7 @@ def test_a_market_records_only_classes_with_a_kind(tmp_path: Path) -> None:
     with Ledger(tmp_path) as ledger:
         results = list(ledger.apply_many([*small_market(), FINDING]))
         assert {r.status for r in results} == {"applied"}, [r.error for r in results][-1]
-        recorded = {type(ledger.app.mapper.to_domain_event(n))
-                    for n in ledger.app.recorder.select_notifications(1, 10_000)}
+        recorded = {type(logged.event) for logged in ledger.log.events()}
     assert set(EVENT_KINDS) <= recorded
     assert not recorded & NEVER_RECORDED
 

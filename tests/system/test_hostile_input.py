@@ -131,7 +131,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ledger]:
 
 
 def stored(ledger: Ledger) -> int:
-    return ledger.app.recorder.max_notification_id() or 0
+    return ledger.position() or 0
 
 
 def mutated(base: dict[str, Any], path: str, value: Any) -> dict[str, Any]:

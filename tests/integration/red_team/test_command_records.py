@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+from store_access import app_of
 
 from ledger.application.handlers import digest
 from ledger.application.idempotency import CommandRecord
@@ -61,7 +62,7 @@ def forge_record(data: Path, command: dict[str, object], names: list[str]) -> No
     parsed = parse_command(command)
     record = CommandRecord.applied(str(command["id"]), digest(parsed), names)
     with Ledger(data) as ledger:
-        stored = ledger.app.mapper.to_stored_event(record.collect_events()[0])
+        stored = app_of(ledger).mapper.to_stored_event(record.collect_events()[0])
     with files(data) as db:
         db.execute("INSERT INTO stored_events VALUES (?, ?, ?, ?)",
                    (stored.originator_id.hex, 1, stored.topic, stored.state))
@@ -86,7 +87,7 @@ def test_a_forged_record_in_release_1_form_is_named(tmp_path: Path) -> None:
     build(tmp_path)
     parsed = parse_command(NEXT)
     with Ledger(tmp_path) as ledger:
-        stored = ledger.app.mapper.to_stored_event(
+        stored = app_of(ledger).mapper.to_stored_event(
             CommandRecord.applied("t-next", digest(parsed), []).collect_events()[0])
     state = orjson.loads(stored.state)
     del state["events"], state["class_version"]

@@ -13,14 +13,15 @@ import orjson
 import pytest
 from conftest import Store
 from eventsourcing.persistence import IntegrityError, OperationalError
+from store_access import app_of
 from test_concurrency import generate, party
 from typer.testing import CliRunner
 
-import ledger.application.ledger as ledger_module
 from ledger import Ledger
 from ledger.cli.main import app
 from ledger.domain.errors import StoreError
 from ledger.domain.party import Party
+from ledger.infrastructure.retry import RETRY, Retry
 from ledger.infrastructure.sqlite_recorder import BatchSQLiteApplicationRecorder
 
 PRODUCER, BUYER = "1001", "2001"
@@ -56,7 +57,7 @@ def failing_after(calls: int, real: Callable[..., Any], error: Exception) -> Cal
 
 
 def stored_sales(ledger: Ledger) -> int:
-    notes = ledger.app.recorder.select_notifications(start=1, limit=10_000,
+    notes = app_of(ledger).recorder.select_notifications(start=1, limit=10_000,
                                                      topics=[Party.TransferredOut.TOPIC])
     return len(notes)
 
@@ -71,7 +72,7 @@ def test_a_store_failing_mid_file_reports_every_committed_line(
              *(sale() for _ in range(SALES // 2))]
     with store.ledger() as ledger:
         list(ledger.apply_many(lines[:4]))
-        recorder = ledger.app.recorder
+        recorder = app_of(ledger).recorder
         monkeypatch.setattr(recorder, "insert_events", failing_after(
             good_saves, recorder.insert_events, OperationalError("disk I/O error (injected)")))
         reported = []
@@ -126,7 +127,7 @@ def test_a_save_failing_after_its_commit_is_reported_and_not_applied_twice(
              *(sale() for _ in range(SALES // 2))]
     with store.ledger() as ledger:
         list(ledger.apply_many(lines[:4]))
-        recorder = ledger.app.recorder
+        recorder = app_of(ledger).recorder
         monkeypatch.setattr(recorder, "insert_events", failing_after_commit(
             good_saves, recorder.insert_events, error))
         results = list(ledger.apply_many(lines[4:], batch_size=40, first_line=5))
@@ -148,17 +149,17 @@ def test_a_failed_snapshot_write_does_not_fail_committed_commands(
     lines = [party(PRODUCER, "Producer", ["producer"], ("10011",)),
              *(generate(b, 100) for b in range(1, 121))]
     with store.ledger() as ledger:
-        snapshots = ledger.app.snapshots
+        snapshots = app_of(ledger).snapshots
         assert snapshots is not None
         monkeypatch.setattr(snapshots.recorder, "insert_events", failing_after(
             0, snapshots.recorder.insert_events, OperationalError("database is full (injected)")))
         results = list(ledger.apply_many(lines, batch_size=500))
         assert [r.status for r in results] == ["applied"] * len(lines)
-        assert ledger.app.snapshots_failed == 1
+        assert app_of(ledger).snapshots_failed == 1
     monkeypatch.undo()
     with store.ledger() as ledger:
-        assert ledger.app.snapshots is not None
-        assert ledger.app.snapshots.recorder.select_events(Party.create_id(PRODUCER)) == []
+        assert app_of(ledger).snapshots is not None
+        assert app_of(ledger).snapshots.recorder.select_events(Party.create_id(PRODUCER)) == []
         assert ledger.party(PRODUCER).version == 241
         assert ledger.holdings(PRODUCER)[0]["gallon_rins"] == 120 * 100
 
@@ -170,21 +171,21 @@ def test_a_writer_out_of_retries_refuses_that_line_and_goes_on(
     lines = [*setup(), sale(), contested, sale()]
     with store.ledger() as ledger:
         list(ledger.apply_many(lines[:4]))
-        real = ledger.app.recorder.insert_events
+        real = app_of(ledger).recorder.insert_events
 
         def always_beaten(stored_events: Any, **kwargs: Any) -> Any:
             """Another writer saves first every time the contested line is saved."""
             if any(b'"contested"' in event.state for event in stored_events):
                 raise IntegrityError("another writer saved first (injected)")
             return real(stored_events, **kwargs)
-        monkeypatch.setattr(ledger.app.recorder, "insert_events", always_beaten)
-        monkeypatch.setattr(ledger_module, "pause", lambda attempt: None)
+        monkeypatch.setattr(app_of(ledger).recorder, "insert_events", always_beaten)
+        monkeypatch.setattr(Retry, "pause", lambda self, attempt: None)
         results = list(ledger.apply_many(lines[4:], first_line=5))
         assert [(r.line, r.status) for r in results] == [
             (5, "applied"), (6, "rejected"), (7, "applied")]
         refused = results[1]
         assert refused.citation == "concurrency"
-        assert f"gave up after {ledger_module.RETRIES} conflicts" in (refused.error or "")
+        assert f"gave up after {RETRY.attempts} conflicts" in (refused.error or "")
         assert ledger.apply(contested, 8).status == "rejected"
         monkeypatch.undo()
         assert stored_sales(ledger) == 3
@@ -205,7 +206,7 @@ def test_rin_apply_reports_every_line_when_a_writer_runs_out_of_retries(
             raise IntegrityError("another writer saved first (injected)")
         return real(recorder, stored_events, **kwargs)
     monkeypatch.setattr(BatchSQLiteApplicationRecorder, "insert_events", always_beaten)
-    monkeypatch.setattr(ledger_module, "pause", lambda attempt: None)
+    monkeypatch.setattr(Retry, "pause", lambda self, attempt: None)
     out = CliRunner().invoke(app, ["--data", str(tmp_path), "apply", "--json", str(data)])
     results = [orjson.loads(line) for line in out.stdout.splitlines()]
     assert [(r["line"], r["status"]) for r in results] == [

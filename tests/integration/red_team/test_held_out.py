@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from ledger.cli.main import app
 from ledger.domain.party import Party
-from ledger.infrastructure.transcodings import store_env
+from ledger.infrastructure.settings import store_env
 from red_team.attacker import build, files, rin, verify
 from red_team.rewrite import rewrite_history
 

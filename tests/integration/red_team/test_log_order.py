@@ -10,6 +10,7 @@ from typing import Any
 from conftest import Store
 from test_concurrency import code, generate, party, transfer
 
+from ledger.application.idempotency import CommandRecord
 from ledger.domain.party import Party
 from projections import Views
 
@@ -36,19 +37,20 @@ def test_a_refused_line_does_not_reorder_the_next_commands_events(store: Store) 
     with store.ledger() as ledger:
         results = list(ledger.apply_many(lines(), batch_size=50))  # one batch
         assert [r.status for r in results] == ["applied"] * 4 + ["rejected", "applied"] * 2
-        notes = ledger.app.recorder.select_notifications(start=1, limit=100)
-        moves = [(type(e).__name__, e.client_id) for e in map(ledger.app.mapper.to_domain_event,
-                                                              notes)
+        logged = list(ledger.log.events())
+        moves = [(type(e).__name__, e.client_id) for e in (n.event for n in logged)
                  if isinstance(e, (Party.TransferredOut, Party.TransferredIn))]
         assert moves == [("TransferredOut", "t-1"), ("TransferredIn", "t-1"),
                          ("TransferredOut", "t-2"), ("TransferredIn", "t-2")]
         views = Views(ledger)
         views.project()
-        assigned_at = next(n.id for n in notes if n.topic == Party.Assigned.TOPIC)
-        for note in notes:
+        assigned_at = next(n.notification_id for n in logged
+                           if isinstance(n.event, Party.Assigned))
+        for note in logged:
             # 1,000 gallon-RINs exist once assigned, whoever holds them: never more at any
             # notification, and exactly that once each command is complete (its record)
-            total = sum(r["gallon_rins"] for r in views.holdings(known_at=note.id))
-            assert total <= 1_000, f"known at notification {note.id}: {total} gallon-RINs"
-            if note.id >= assigned_at and note.topic.startswith("rin_ledger:CommandRecord"):
-                assert total == 1_000, f"known at notification {note.id}: {total}"
+            at = note.notification_id
+            total = sum(r["gallon_rins"] for r in views.holdings(known_at=at))
+            assert total <= 1_000, f"known at notification {at}: {total} gallon-RINs"
+            if at >= assigned_at and isinstance(note.event, CommandRecord.Applied):
+                assert total == 1_000, f"known at notification {at}: {total}"

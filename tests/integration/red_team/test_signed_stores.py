@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import Store
+from store_access import app_of
 
 from ledger.application.ledger import Ledger
 from ledger.infrastructure.audit import audit
@@ -18,8 +19,8 @@ from red_team.attacker import MARKET, make_key
 
 def execute(ledger: Ledger, sql: str, params: tuple[Any, ...] = ()) -> None:
     """The attacker's write, through the store's own connection (SQLite or PostgreSQL)."""
-    sqlite = "SQLITE_DBNAME" in ledger.app.env
-    with ledger.app.recorder.datastore.transaction(commit=True) as c:  # type: ignore[attr-defined]
+    sqlite = "SQLITE_DBNAME" in app_of(ledger).env
+    with app_of(ledger).recorder.datastore.transaction(commit=True) as c:  # type: ignore[attr-defined]
         c.execute(sql if sqlite else sql.replace("?", "%s"), params)
 
 
@@ -28,8 +29,8 @@ def test_signed_heads_on_each_store(store: Store, tmp_path: Path) -> None:
     public = load_public(f"{key}.pub")
     with Ledger(store.data, store=store.url, env=store.env, key=key) as ledger:
         assert all(r.status == "applied" for r in ledger.apply_many(MARKET[:20], batch_size=7))
-        assert audit(ledger.app, public) == []
-        heads = ledger.app.recorder.heads  # type: ignore[attr-defined]
+        assert audit(app_of(ledger), public) == []
+        heads = app_of(ledger).recorder.heads  # type: ignore[attr-defined]
         assert heads.last.signature is not None
         assert heads.last.key == Signer(load_private(key)).fingerprint
     with Ledger(store.data, store=store.url, env=store.env) as ledger:
@@ -39,8 +40,8 @@ def test_signed_heads_on_each_store(store: Store, tmp_path: Path) -> None:
         # nothing stored: PostgreSQL's recorder commits what a later hook refuses, so the
         # key is checked before the insert (ledger/infrastructure/postgres_recorder.py)
         assert ledger.position() == before
-        table = ledger.app.recorder.heads.table  # type: ignore[attr-defined]
+        table = app_of(ledger).recorder.heads.table  # type: ignore[attr-defined]
         execute(ledger, f"UPDATE {table} SET signature = NULL WHERE notification_id = "
                         f"(SELECT MAX(notification_id) FROM {table})")
-        problems = audit(ledger.app, public)
+        problems = audit(app_of(ledger), public)
     assert any("not signed, after signing began" in p for p in problems), problems

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 import pytest
+from store_access import app_of
 
 from ledger.application.ledger import Ledger
 from ledger.domain.party import Party
@@ -95,7 +96,7 @@ def test_holdings_given_by_a_snapshot_cannot_be_sold(tmp_path: Path) -> None:
     build(tmp_path)
     with Ledger(tmp_path) as ledger:
         assert ledger.holdings("3001")[0]["gallon_rins"] == 12_100
-        blender = ledger.app.mapper.transcoder.encode(ledger.party("2001").holdings)
+        blender = app_of(ledger).mapper.transcoder.encode(ledger.party("2001").holdings)
 
     def steal(state: dict[str, Any]) -> None:
         state["holdings"] = orjson.loads(blender)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import Store
 from eventsourcing.persistence import OperationalError
+from store_access import app_of
 
 from ledger import Ledger
 from ledger.domain.errors import StoreError
@@ -35,7 +36,7 @@ def test_a_failed_save_stores_nothing_and_the_ledger_forgets_it(
 ) -> None:
     with store.ledger() as ledger:
         assert {r.status for r in ledger.apply_many(setup())} == {"applied"}
-        recorder = ledger.app.recorder
+        recorder = app_of(ledger).recorder
         monkeypatch.setattr(recorder, "insert_events", failing_after(
             0, recorder.insert_events, OperationalError("database or disk is full (injected)")))
         with pytest.raises(StoreError, match="disk is full"):
@@ -45,6 +46,6 @@ def test_a_failed_save_stores_nothing_and_the_ledger_forgets_it(
         # the same line again: applied once, from what the store holds (990 left, not 980)
         assert ledger.apply(sale(), 5).status == "applied"
         producer = ledger.party("1001")
-        stored = list(ledger.app.repository.event_store.get(Party.create_id("1001")))
+        stored = list(ledger.log.history(Party.create_id("1001")))
         assert producer.version == len(stored)
         assert ledger.holdings("1001")[0]["gallon_rins"] == 1_000 - 2 * 10

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from conftest import Store
+from store_access import app_of
 from test_concurrency import generate, party, stored_ids
 
 from ledger.domain.party import Party
@@ -95,11 +96,11 @@ def test_threads_sharing_one_ledger_store_exactly_what_they_report(store: Store)
         assert set(records.values()) == {1}
         assert on_events - {line["id"] for line in setup} == applied
         assert verify(ledger, store.data / "views.sqlite") == []
-        assert verify_chain(ledger.app) == []
+        assert verify_chain(app_of(ledger)) == []
     with store.ledger() as fresh:  # every party's history loads, from the store alone
         for buyer_number, buyer in enumerate(BUYERS):
             sold = sum(1 for cid in applied if cid.startswith(f"t{buyer_number}-"))
-            events = list(fresh.app.repository.event_store.get(Party.create_id(buyer)))
+            events = list(fresh.log.history(Party.create_id(buyer)))
             assert fresh.party(buyer).version == len(events) == 1 + sold
             held = sum(row["gallon_rins"] for row in fresh.holdings(buyer))
             assert held == 10 * sold

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import Store
+from store_access import app_of
 from test_concurrency import code, generate, party, separate, transfer
 
 from ledger import Ledger
@@ -82,11 +83,11 @@ def test_no_transfer_or_retirement_is_stored_after_the_finding(store: Store) -> 
         assert process.exitcode == 0
     assert all(reported[f"inv-{b}"] == "applied" for b in batches)
     with store.ledger() as ledger:
-        notes = ledger.app.recorder.select_notifications(start=1, limit=100_000)
+        notes = app_of(ledger).recorder.select_notifications(start=1, limit=100_000)
         found: dict[int, int] = {}  # batch → notification id of its finding
         used: dict[int, int] = {}  # batch → notification id of its transfer or retirement
         for note in notes:
-            event = ledger.app.mapper.to_domain_event(note)
+            event = app_of(ledger).mapper.to_domain_event(note)
             if isinstance(event, BatchInvalidation.Invalidated):
                 found[int(event.rins[0].key.batch)] = note.id
             elif isinstance(event, (Party.TransferredOut, Party.Retired)):
@@ -113,7 +114,7 @@ def test_a_finding_stored_between_read_and_save_turns_the_use_away(
             record = BatchInvalidation.create_id(parse_code(code(1, batch), "rin")[0].batch_id)
 
             def finding_first(uow: UnitOfWork, record: Any = record, batch: int = batch) -> Any:
-                if uow.app is ledger.app and not regulator.app.recorder.select_events(record):
+                if uow.app is app_of(ledger) and not regulator.log.history(record):
                     assert regulator.apply(finding(batch)).status == "applied"
                 return save(uow)
             monkeypatch.setattr(UnitOfWork, "save", finding_first)
@@ -121,7 +122,7 @@ def test_a_finding_stored_between_read_and_save_turns_the_use_away(
             assert (result.status, result.rule) == ("rejected", rule), result.error
             assert ledger.retries > 0
         monkeypatch.undo()
-        used = [e for e in ledger.app.recorder.select_notifications(start=1, limit=100_000)
+        used = [e for e in app_of(ledger).recorder.select_notifications(start=1, limit=100_000)
                 if e.topic in (Party.TransferredOut.TOPIC, Party.Retired.TOPIC)
                 and b'"use-' in e.state]
         assert used == []

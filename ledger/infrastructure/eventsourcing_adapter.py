@@ -1,0 +1,91 @@
+"""The one module that relies on private parts of eventsourcing 9.5.6: the recorders' steps
+inside the saving transaction. Each hook says why no public API serves, and
+tests/integration/test_eventsourcing_pins.py fails if 9.5.6's behaviour it relies on changes.
+
+Both hooks exist for the same two facts of tamper evidence and write skew: the head row of a
+transaction (ledger/infrastructure/heads.py) and the read check of what a save only read
+(ledger/infrastructure/read_check.py) must be written and made in the SAME transaction as the
+events, after the writers' lock and once the notification ids are known. The public
+`insert_events(stored_events, **kwargs)` opens and commits that transaction itself and offers
+no callback inside it, so the recorders hook the steps it calls. The hooks are mixins (listed
+before the library's recorder class) so that this module does not import psycopg, which only a
+PostgreSQL store needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from eventsourcing.persistence import StoredEvent
+
+from ledger.infrastructure.read_check import UNCHANGED
+
+if TYPE_CHECKING:  # pragma: no cover
+    from eventsourcing.sqlite import SQLiteCursor
+    from psycopg import Cursor
+    from psycopg.rows import DictRow
+
+
+class SQLiteSaveHook:
+    """For a `SQLiteApplicationRecorder`: the whole insert, inside the saving transaction.
+
+    9.5.6's `insert_events` opens a transaction (`BEGIN`; SQLite's writer lock is taken by its
+    first insert) and returns what `_insert_events(c, stored_events, **kwargs)` returns, the
+    notification ids; it commits only if that returns, and rolls everything back if it raises.
+    """
+
+    def _insert_events(
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        return self.insert_in_transaction(c, stored_events, kwargs.get(UNCHANGED))
+
+    def insert_in_transaction(
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any
+    ) -> Sequence[int] | None:
+        """Insert `stored_events` on the transaction's cursor `c`; return their ids in order.
+        `unchanged`: what the save only read (ledger/infrastructure/read_check.py)."""
+        raise NotImplementedError
+
+
+class PostgresSaveHooks:
+    """For a `PostgresApplicationRecorder`: a step before the insert and one after it, inside
+    the saving transaction.
+
+    9.5.6's `insert_events` (with POSTGRES_ENABLE_DB_FUNCTIONS off) calls, in one transaction,
+    `_insert_stored_events(curs, stored_events, **kwargs)` (which takes the EXCLUSIVE table
+    lock by `_lock_table(curs)` and inserts) and then
+    `_fetch_ids_after_insert_events(curs, stored_events, **kwargs)`, the first point where
+    the ids are known. An exception raised in the second does NOT roll the events back (it is
+    caught inside `conn.transaction()` and re-raised after the commit), so every refusal runs
+    in `before_insert`.
+    """
+
+    def _insert_stored_events(
+        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> None:
+        unchanged = kwargs.pop(UNCHANGED, None)
+        # The lock first: nobody can store anything until this transaction ends, and each
+        # statement after it reads every commit made before (READ COMMITTED).
+        cast(Any, self)._lock_table(curs)
+        self.before_insert(curs, unchanged)
+        cast(Any, super())._insert_stored_events(curs, stored_events, **kwargs)
+
+    def _fetch_ids_after_insert_events(
+        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        ids: Sequence[int] | None = cast(Any, super())._fetch_ids_after_insert_events(
+            curs, stored_events, **kwargs)
+        if ids:
+            self.after_insert(curs, ids, stored_events)
+        return ids
+
+    def before_insert(self, curs: Cursor[DictRow], unchanged: Any) -> None:
+        """Refuse the save (raise) before anything is inserted, holding the table lock."""
+        raise NotImplementedError
+
+    def after_insert(
+        self, curs: Cursor[DictRow], ids: Sequence[int], stored_events: Sequence[StoredEvent]
+    ) -> None:
+        """Write what must commit with the events, now that their `ids` are known."""
+        raise NotImplementedError

@@ -1,0 +1,73 @@
+"""Where the ledger keeps its data and how its event store is configured: the one home of the
+data folder (`./rin-data`), the store's file names and the eventsourcing environment.
+
+A store is a SQLite file under the data folder, or a PostgreSQL database given by URL
+(`--store` / `RIN_STORE`); the read models always live in a SQLite file in the data folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
+
+#: the data folder when neither `--data` nor RIN_DATA names one
+DEFAULT_DATA = "./rin-data"
+EVENTS_FILE = "events.sqlite"
+VIEWS_FILE = "views.sqlite"
+# Aggregates kept in memory between commands; fast-forwarded from the store on each use, so
+# another writer's events are never missed (about the number of parties in the market).
+AGGREGATE_CACHE_MAXSIZE = "5000"
+#: needs psycopg
+POSTGRES_RECORDER_TOPIC = "ledger.infrastructure.postgres_recorder:LedgerPostgresRecorder"
+
+#: a URL's options (`?sslmode=require`…) are not passed to the server: silently dropping one
+#: would, for instance, connect without the TLS it asked for
+UNSUPPORTED_OPTIONS = ("a PostgreSQL URL here is postgresql://user:password@host:port/database: "
+                       "options after it (?sslmode=…) are not supported; set them in the "
+                       "environment libpq reads (PGSSLMODE=require)")
+
+
+def data_folder(data: str | os.PathLike[str] | None = None) -> Path:
+    """The data folder: `data`, else RIN_DATA, else `./rin-data` (not created here)."""
+    return Path(data or os.environ.get("RIN_DATA") or DEFAULT_DATA)
+
+
+def store_folder(env: dict[str, Any]) -> Path:
+    """The folder of the store configured by `env`: its SQLite file's, or for PostgreSQL
+    (which has none) the data folder, where the read models and keys go."""
+    events = env.get("SQLITE_DBNAME")
+    return Path(events).parent if events else data_folder()
+
+
+def store_env(
+    data: str | os.PathLike[str] | None = None, store: str | None = None
+) -> dict[str, Any]:
+    """Environment for the event store: a SQLite file under `data`, or a PostgreSQL URL."""
+    store = store or os.environ.get("RIN_STORE")
+    if store and store.startswith(("postgresql://", "postgres://")):
+        url = urlparse(store)
+        if url.query or url.fragment or url.params:
+            raise ValueError(UNSUPPORTED_OPTIONS)
+        return {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": url.path.lstrip("/") or "rin",
+            "POSTGRES_HOST": url.hostname or "localhost",
+            "POSTGRES_PORT": str(url.port or 5432),
+            "POSTGRES_USER": unquote(url.username or "postgres"),
+            "POSTGRES_PASSWORD": unquote(url.password or ""),
+            "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER_TOPIC,
+            "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
+        }
+    folder = data_folder(data)
+    folder.mkdir(parents=True, exist_ok=True)
+    return {
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "SQLITE_DBNAME": str(folder / EVENTS_FILE),
+        "SQLITE_LOCK_TIMEOUT": "30",
+        "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
+        "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
+    }

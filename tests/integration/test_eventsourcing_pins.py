@@ -1,0 +1,162 @@
+"""Pins on eventsourcing 9.5.6: the version itself, and each behaviour of it the ledger relies
+on beyond the documented API (ledger/infrastructure/eventsourcing_adapter.py) or in a way a
+release could change (the public calls `LedgerApp.save_in_order` and `Ledger._forget` make).
+Each test fails if that behaviour changes, before the ledger silently breaks."""
+
+from __future__ import annotations
+
+import inspect
+import tomllib
+from collections.abc import Sequence
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import pytest
+from eventsourcing.application import Cache, LRUCache
+from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import (
+    DatetimeAsISO,
+    EventStore,
+    IntegrityError,
+    JSONTranscoder,
+    Mapper,
+    StoredEvent,
+    UUIDAsHex,
+)
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
+
+from ledger.infrastructure.eventsourcing_adapter import SQLiteSaveHook
+from ledger.infrastructure.read_check import UNCHANGED
+
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+
+
+def test_eventsourcing_is_9_5_6_installed_and_pinned() -> None:
+    assert version("eventsourcing") == "9.5.6"
+    dependencies = tomllib.loads(PYPROJECT.read_text())["project"]["dependencies"]
+    assert "eventsourcing==9.5.6" in dependencies
+
+
+def event(n: int = 1) -> StoredEvent:
+    return StoredEvent(originator_id=uuid4(), originator_version=n, topic="t", state=b"{}")
+
+
+class Probe(SQLiteSaveHook, SQLiteApplicationRecorder):
+    """Records what the hook was given; inserts through the library's own statement."""
+
+    seen: list[Any]
+    refuse = False
+
+    def insert_in_transaction(
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any
+    ) -> Sequence[int] | None:
+        self.seen.append(unchanged)
+        ids = SQLiteApplicationRecorder._insert_events(self, c, stored_events)
+        if self.refuse:
+            raise IntegrityError("refused inside the transaction")
+        return [i + 1000 for i in ids or []]
+
+
+def probe(tmp_path: Path) -> Probe:
+    recorder = Probe(SQLiteDatastore(str(tmp_path / "pins.sqlite")))
+    recorder.create_table()
+    recorder.seen = []
+    return recorder
+
+
+def test_sqlite_insert_events_hands_the_hook_its_kwargs_and_returns_its_ids(
+    tmp_path: Path
+) -> None:
+    recorder = probe(tmp_path)
+    ids = recorder.insert_events([event(), event()], **{UNCHANGED: {"x": 1}})
+    assert recorder.seen == [{"x": 1}]  # the read check's versions reach the hook
+    assert ids == [1001, 1002]  # what the hook returns is what insert_events returns
+    assert recorder.max_notification_id() == 2
+
+
+def test_sqlite_a_hook_that_raises_rolls_the_events_back(tmp_path: Path) -> None:
+    recorder = probe(tmp_path)
+    recorder.insert_events([event()])
+    recorder.refuse = True
+    with pytest.raises(IntegrityError):
+        recorder.insert_events([event(), event()])
+    assert recorder.max_notification_id() == 1  # the hook ran inside the write transaction
+
+
+def test_sqlite_hook_signature() -> None:
+    assert list(inspect.signature(SQLiteApplicationRecorder._insert_events).parameters) == [
+        "self", "c", "stored_events", "_"]
+
+
+def test_postgres_insert_events_calls_the_hooks_in_one_transaction_in_order() -> None:
+    """`_insert_stored_events` (which takes the table lock first), then the pipeline's sync,
+    then `_fetch_ids_after_insert_events`, all inside `conn.transaction()`; an exception in
+    them is caught there and re-raised only after the transaction ended (committed), which is
+    why the ledger makes every refusal before inserting."""
+    postgres = pytest.importorskip("eventsourcing.postgres")
+    recorder = postgres.PostgresApplicationRecorder
+    source = inspect.getsource(recorder.insert_events)
+    steps = ["conn.transaction()", "self._insert_stored_events(curs, stored_events, **kwargs)",
+             "pipeline.sync()", "self._fetch_ids_after_insert_events(", "exc = e",
+             "raise exc"]
+    positions = [source.index(step) for step in steps]
+    assert positions == sorted(positions)
+    lock = inspect.getsource(recorder._insert_stored_events)
+    assert lock.index("self._lock_table(curs)") < lock.index("super()._insert_stored_events(")
+    for hook, names in [(recorder._insert_stored_events, ["self", "curs", "stored_events",
+                                                          "kwargs"]),
+                        (recorder._fetch_ids_after_insert_events, ["self", "curs",
+                                                                   "stored_events", "_"]),
+                        (recorder._lock_table, ["self", "curs"])]:
+        assert list(inspect.signature(hook).parameters) == names, hook
+
+
+def test_postgres_db_functions_bypass_the_hooks() -> None:
+    """With POSTGRES_ENABLE_DB_FUNCTIONS the insert runs a database function and returns before
+    any hook: LedgerPostgresRecorder refuses to start so."""
+    postgres = pytest.importorskip("eventsourcing.postgres")
+    source = inspect.getsource(postgres.PostgresApplicationRecorder.insert_events)
+    assert source.index("if self.datastore.enable_db_functions:") < source.index(
+        "return [r[self.pg_function_name_insert_events]") < source.index(
+        "self._insert_stored_events(")
+
+
+class Fake:
+    """A recorder that keeps what `insert_events` was called with."""
+
+    def __init__(self) -> None:
+        self.kwargs: dict[str, Any] = {}
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> list[int]:
+        self.kwargs = kwargs
+        return list(range(1, len(stored_events) + 1))
+
+
+def test_event_store_put_passes_keywords_to_the_recorder() -> None:
+    """`save_in_order` hands the read check's versions to the recorder this way."""
+    class Thing(Aggregate):
+        pass
+
+    transcoder = JSONTranscoder()
+    for transcoding in (UUIDAsHex(), DatetimeAsISO()):
+        transcoder.register(transcoding)
+    fake = Fake()
+    store: EventStore[Any] = EventStore(Mapper(transcoder), fake)  # type: ignore[arg-type]
+    thing = Thing()
+    recordings = store.put(thing.collect_events(), **{UNCHANGED: {"a": 3}})
+    assert fake.kwargs == {UNCHANGED: {"a": 3}}
+    assert [r.notification.id for r in recordings] == [1]
+
+
+@pytest.mark.parametrize("cache", [Cache(), LRUCache(maxsize=10)])
+def test_cache_get_with_evict_removes_the_entry(cache: Cache[str, object]) -> None:
+    """`Ledger._forget` drops a failed unit's aggregates from the repository's cache so."""
+    value = object()
+    cache.put("a", value)
+    assert cache.get("a", evict=True) is value
+    with pytest.raises(KeyError):
+        cache.get("a")
+    with pytest.raises(KeyError):
+        cache.get("a", evict=True)
