@@ -11,7 +11,7 @@ from uuid import UUID, uuid5
 from ledger import Ledger
 from ledger.application.idempotency import COMMAND_NAMESPACE, CommandRecord
 
-STORE_R1 = Path(__file__).parent / "data" / "store_r1"
+STORE_R1 = Path(__file__).parents[1] / "data" / "store_r1"
 
 
 def test_consecutive_command_ids_share_their_first_eight_bytes() -> None:
