@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable
 
 from eventsourcing.persistence import Tracking
 from eventsourcing.sqlite import (
-    SQLiteConnection,
     SQLiteConnectionPool,
     SQLiteCursor,
     SQLiteDatastore,
@@ -27,6 +26,7 @@ from eventsourcing.sqlite import (
 )
 from sqlite_utils import Database
 
+from ledger.infrastructure.eventsourcing_adapter import ConnectionPragmas, TrackingInTransaction
 from projections.batch import Batch
 from projections.schema import Table, View
 
@@ -41,14 +41,10 @@ def wrap(cursor: SQLiteCursor) -> Database:
                     execute_plugins=False)
 
 
-class ViewConnections(SQLiteConnectionPool):
+class ViewConnections(ConnectionPragmas, SQLiteConnectionPool):
     """The library's SQLite connections to the views file, with the `PRAGMAS` set."""
 
-    def _create_connection(self) -> SQLiteConnection:
-        connection = super()._create_connection()
-        for pragma in PRAGMAS:
-            connection.cursor().execute(f"PRAGMA {pragma}")
-        return connection
+    PRAGMAS = PRAGMAS
 
 
 class ViewDatastore(SQLiteDatastore):
@@ -56,11 +52,12 @@ class ViewDatastore(SQLiteDatastore):
 
     def __init__(self, path: str) -> None:
         super().__init__(path, lock_timeout=LOCK_TIMEOUT)
-        # the library builds its own pool here, before any connection is made: swap it
+        # the library builds its own pool (its public attribute) here, before any connection
+        # is made: replace it
         self.pool = ViewConnections(db_name=path, lock_timeout=LOCK_TIMEOUT)
 
 
-class ViewRecorder(SQLiteTrackingRecorder):
+class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
     """A tracking recorder whose file also holds the read-model tables."""
 
     def __init__(
@@ -73,10 +70,16 @@ class ViewRecorder(SQLiteTrackingRecorder):
         self.layout = layout
         self.create_table()
 
-    def _create_table(self, c: SQLiteCursor) -> None:
+    def create_table(self) -> None:
+        """The library's tracking table, then the read models' tables in a transaction of
+        their own."""
+        super().create_table()
+        with self.datastore.transaction(commit=True) as c:
+            self.create_views(c)
+
+    def create_views(self, c: SQLiteCursor) -> None:
         """Create what is missing; a file of another layout (its user_version) is emptied
         first, so that the views are projected again from the start in the current one."""
-        super()._create_table(c)
         c.execute("PRAGMA user_version")
         if c.fetchone()[0] != self.layout:
             self._empty(c)
@@ -113,7 +116,7 @@ class ViewRecorder(SQLiteTrackingRecorder):
                 db.execute(table.derive_sql(), [rowid])
             if finish is not None:
                 finish(db)
-            self._insert_tracking(c, tracking)
+            self.insert_tracking_in(c, tracking)
 
     def _reached(self, db: Database) -> dict[Table, int]:
         """The last rowid of each existing derived table's source, before a batch is written."""

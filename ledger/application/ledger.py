@@ -15,12 +15,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, PersistenceError, Recording
 
+from ledger.application.command_input import parse_command
 from ledger.application.event_log import EventLog
 from ledger.application.handlers import handle
 from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
 from ledger.application.results import rejected
 from ledger.application.unit_of_work import UnitOfWork
-from ledger.domain.commands import parse_command
 from ledger.domain.daughters import cut
 from ledger.domain.errors import LedgerError, StoreError, WriteConflict
 from ledger.domain.party import Party

@@ -21,7 +21,6 @@ from pydantic import (
     model_validator,
 )
 
-from ledger.application.json_lines import RefusedLine, parse_line
 from ledger.domain.emts import TradeReason
 from ledger.domain.errors import InputError
 from ledger.domain.strict_types import AmountText, Flag, Integer, IntegerKey, IsoDate, Text
@@ -196,28 +195,23 @@ Command = Annotated[
     | ReportObligation | Invalidate,
     Field(discriminator="type"),
 ]
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(Command)
+_ADAPTER: TypeAdapter[Command] = TypeAdapter(Command)
 COMMAND_TYPES = (
     "register_party", "generate", "transfer", "transfer_fuel", "separate", "retire", "split",
     "report_obligation", "invalidate",
 )
 
 
-def parse_command(data: str | bytes | dict[str, Any] | BaseModel | RefusedLine) -> Any:
-    """Validate one command from JSON text, a dict or a model; `InputError` names the bad field.
-
-    JSON text is parsed strictly first (`json_lines`: duplicated keys, size, UTF-8), so text and
-    dicts meet the same strict field types."""
+def validate_command(data: dict[str, Any] | BaseModel) -> Command:
+    """Validate one command from a dict (or pass a model through); `InputError` names the bad
+    field. Strict field types (`strict_types`) apply to every source alike."""
     if isinstance(data, BaseModel):
-        return data
-    if isinstance(data, RefusedLine):
-        raise data.error
-    if isinstance(data, str | bytes):
-        data = parse_line(data)
+        return data  # type: ignore[return-value]
     try:
-        return _ADAPTER.validate_python(data)
+        command: Command = _ADAPTER.validate_python(data)
     except ValidationError as exc:
         raise input_error(exc) from None
+    return command
 
 
 def input_error(exc: ValidationError) -> InputError:

@@ -1,5 +1,6 @@
 """The one module that relies on private parts of eventsourcing 9.5.6: the recorders' steps
-inside the saving transaction. Each hook says why no public API serves, and
+inside the saving transaction, and the read side's tracking record inside its own transaction
+and its connections' settings. Each hook says why no public API serves, and
 tests/integration/test_eventsourcing_pins.py fails if 9.5.6's behaviour it relies on changes.
 
 Both hooks exist for the same two facts of tamper evidence and write skew: the head row of a
@@ -22,7 +23,8 @@ from eventsourcing.persistence import StoredEvent
 from ledger.infrastructure.read_check import UNCHANGED
 
 if TYPE_CHECKING:  # pragma: no cover
-    from eventsourcing.sqlite import SQLiteCursor
+    from eventsourcing.persistence import Tracking
+    from eventsourcing.sqlite import SQLiteConnection, SQLiteCursor
     from psycopg import Cursor
     from psycopg.rows import DictRow
 
@@ -89,3 +91,32 @@ class PostgresSaveHooks:
     ) -> None:
         """Write what must commit with the events, now that their `ids` are known."""
         raise NotImplementedError
+
+
+class ConnectionPragmas:
+    """For a `SQLiteConnectionPool`: `PRAGMAS` run on every connection it makes.
+
+    9.5.6's `SQLiteDatastore` sets only the lock timeout and WAL mode; the pool makes each
+    connection by `_create_connection()`, the one place a per-connection setting can go.
+    """
+
+    PRAGMAS: tuple[str, ...] = ()
+
+    def _create_connection(self) -> SQLiteConnection:
+        connection: SQLiteConnection = cast(Any, super())._create_connection()
+        for pragma in self.PRAGMAS:
+            connection.cursor().execute(f"PRAGMA {pragma}")
+        return connection
+
+
+class TrackingInTransaction:
+    """For a `SQLiteTrackingRecorder`: its tracking record written on a transaction the caller
+    opened, so the read models' rows and their position commit together (exactly once).
+
+    9.5.6's public `insert_tracking(tracking)` opens and commits a transaction of its own; it
+    calls `_insert_tracking(c, tracking)`, which raises `IntegrityError` for a position already
+    recorded (single-row tracking: one not above the last), rolling back the caller's rows.
+    """
+
+    def insert_tracking_in(self, c: SQLiteCursor, tracking: Tracking) -> None:
+        cast(Any, self)._insert_tracking(c, tracking)

@@ -23,11 +23,22 @@ from eventsourcing.persistence import (
     JSONTranscoder,
     Mapper,
     StoredEvent,
+    Tracking,
     UUIDAsHex,
 )
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
+from eventsourcing.sqlite import (
+    SQLiteApplicationRecorder,
+    SQLiteConnectionPool,
+    SQLiteCursor,
+    SQLiteDatastore,
+    SQLiteTrackingRecorder,
+)
 
-from ledger.infrastructure.eventsourcing_adapter import SQLiteSaveHook
+from ledger.infrastructure.eventsourcing_adapter import (
+    ConnectionPragmas,
+    SQLiteSaveHook,
+    TrackingInTransaction,
+)
 from ledger.infrastructure.read_check import UNCHANGED
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
@@ -160,3 +171,38 @@ def test_cache_get_with_evict_removes_the_entry(cache: Cache[str, object]) -> No
         cache.get("a")
     with pytest.raises(KeyError):
         cache.get("a", evict=True)
+
+
+class PragmaPool(ConnectionPragmas, SQLiteConnectionPool):
+    PRAGMAS = ("user_version = 7",)
+
+
+def test_sqlite_pool_makes_every_connection_by_create_connection(tmp_path: Path) -> None:
+    """The views' PRAGMAs hold on each connection of the pool (projections/tracking.py)."""
+    datastore = SQLiteDatastore(str(tmp_path / "v.sqlite"))
+    datastore.pool = PragmaPool(db_name=str(tmp_path / "v.sqlite"))
+    with datastore.transaction(commit=False) as c:
+        c.execute("PRAGMA user_version")
+        assert c.fetchone()[0] == 7
+    assert inspect.signature(SQLiteConnectionPool._create_connection).parameters.keys() == {"self"}
+
+
+class Tracker(TrackingInTransaction, SQLiteTrackingRecorder):
+    pass
+
+
+def test_sqlite_tracking_is_written_on_the_callers_transaction(tmp_path: Path) -> None:
+    """`_insert_tracking(c, tracking)` writes on the caller's cursor: the record commits with the
+    caller's rows, goes with a rollback, and a position not above the last is refused."""
+    recorder = Tracker(SQLiteDatastore(str(tmp_path / "t.sqlite")))
+    recorder.create_table()
+    with recorder.datastore.transaction(commit=True) as c:
+        recorder.insert_tracking_in(c, Tracking("app", 5))
+    assert recorder.max_tracking_id("app") == 5
+    with pytest.raises(RuntimeError), recorder.datastore.transaction(commit=True) as c:
+        recorder.insert_tracking_in(c, Tracking("app", 9))
+        raise RuntimeError("the caller's rows failed")
+    assert recorder.max_tracking_id("app") == 5
+    with pytest.raises(IntegrityError), recorder.datastore.transaction(commit=True) as c:
+        recorder.insert_tracking_in(c, Tracking("app", 5))
+    assert recorder.max_tracking_id("app") == 5

@@ -19,9 +19,9 @@ from eventsourcing.persistence import IntegrityError
 from markets import three_party_market
 from store_access import app_of
 
+from ledger.application.command_input import parse_command
 from ledger.application.handlers import UnitOfWork, handle
 from ledger.application.ledger import Ledger
-from ledger.domain.commands import parse_command
 from ledger.domain.party import Party
 from ledger.infrastructure.chain import CHAIN_KEY, link, verify_chain
 

@@ -27,9 +27,9 @@ from long_profile import sized, tally
 from markets import three_party_market
 from typer.testing import CliRunner
 
+from ledger.application.command_input import parse_command
 from ledger.application.ledger import Ledger
 from ledger.cli.main import app
-from ledger.domain.commands import parse_command
 from ledger.domain.errors import LedgerError, RuleViolation
 from ledger.domain.rin import parse_code
 from projections import Views

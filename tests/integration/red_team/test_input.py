@@ -26,9 +26,10 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 from test_hostile_input import BASE, seeded, stored
 
+from ledger.application.command_input import parse_command
 from ledger.application.json_lines import MAX_LINE_BYTES
 from ledger.application.ledger import Ledger
-from ledger.domain.commands import COMMAND_TYPES, ByAttributes, ByCode, parse_command
+from ledger.domain.commands import COMMAND_TYPES, ByAttributes, ByCode
 from ledger.domain.errors import InputError
 from ledger.rules.s1426.generation import Component, Feedstock
 

@@ -1,0 +1,23 @@
+"""A command as a caller gives it: a transaction-file line (JSON text), a dict or a model.
+
+Text is parsed strictly first (`json_lines`: duplicated keys, size, UTF-8), then validated by
+the domain's command models, so text and dicts meet the same strict field types (design.md
+"Refusals are strict")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from ledger.application.json_lines import RefusedLine, parse_line
+from ledger.domain.commands import Command, validate_command
+
+
+def parse_command(data: str | bytes | dict[str, Any] | BaseModel | RefusedLine) -> Command:
+    """Validate one command; `InputError` names the line's bad field."""
+    if isinstance(data, RefusedLine):
+        raise data.error
+    if isinstance(data, str | bytes):
+        return validate_command(parse_line(data))
+    return validate_command(data)
