@@ -7,6 +7,7 @@ transcoder's job (ledger/infrastructure/transcodings.py).
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -60,8 +61,9 @@ class UnblendedYear:
 class PartyFacts:
     """Everything a rule reads from the party's history, beyond its holdings and fuel."""
 
-    #: vintage → batch number → the batch-RIN as generated (§80.1425(e), §80.1431(a))
-    batches: dict[int, dict[str, RinBlock]] = field(default_factory=dict)
+    #: vintage → batch number → the batch-RIN as generated (§80.1425(e), §80.1431(a)); a
+    #: mapping, so that a store may hand over its batches undecoded until one is read
+    batches: dict[int, MutableMapping[str, RinBlock]] = field(default_factory=dict)
     #: standardized gallons produced per year, with RINs or without (§80.1426(c)(2))
     produced: dict[int, Decimal] = field(default_factory=dict)
     #: fuel → the first day RINs were generated for it (§80.1426(c)(4)-(c)(6))
@@ -72,8 +74,9 @@ class PartyFacts:
     #: K=2 blocks separated under §80.1429(b)(10), retired only as replacements (§80.1474)
     replacement: list[RinBlock] = field(default_factory=list)
     reports: dict[int, ReportedYear] = field(default_factory=dict)
-    #: compliance year → what was retired and applied to it (§80.1427, §80.1474(b))
-    applied: dict[int, list[AppliedRetirement]] = field(default_factory=dict)
+    #: compliance year → what was retired and applied to it (§80.1427, §80.1474(b)); a mapping,
+    #: so that a store may hand over the years undecoded until one is read
+    applied: MutableMapping[int, list[AppliedRetirement]] = field(default_factory=dict)
     #: year → separations while unblended (§80.1429(b)(7), (b)(9))
     unblended: dict[int, UnblendedYear] = field(default_factory=dict)
 

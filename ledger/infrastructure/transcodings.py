@@ -7,11 +7,12 @@ Holdings as records grouped by slot, each slot decoded only when first read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from copy import deepcopy
 from datetime import date
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from eventsourcing.persistence import JSONTranscoder, Transcoding
 
@@ -40,6 +41,8 @@ class DateAsISO(Transcoding):
         return date.fromisoformat(data)
 
 
+K = TypeVar("K")
+V = TypeVar("V")
 KEYS_REMEMBERED = 8_192  # block keys decoded from the store, most recently used
 #: one stored holding: [22-character prefix, generated, fuel, acquired, [[start, end], …]]
 Record = list[Any]
@@ -75,11 +78,10 @@ class RinBlockAsCode(Transcoding):
     name = "rin"
 
     def encode(self, obj: RinBlock) -> list[str]:
-        return [obj.code, obj.key.generated.isoformat(), obj.key.fuel]
+        return block_record(obj)
 
     def decode(self, data: list[str]) -> RinBlock:
-        code, generated, fuel = data
-        return stored_block(code, generated, fuel)
+        return block_of(data)
 
 
 class StoredSlots(MutableMapping[Slot, SlotHoldings]):
@@ -201,6 +203,81 @@ def unpairs(data: list[list[Any]]) -> dict[int, Any]:
     return {int(key): value for key, value in data}
 
 
+class Undecoded(MutableMapping[K, V]):
+    """A mapping read from a snapshot whose values stay as stored until first read, and are
+    stored again as read while unread: a long-lived party's snapshot holds every batch it ever
+    generated and every block it retired for compliance, and a command reads one year of them.
+    Its stored values are plain JSON (no transcoded objects), so loading decodes nothing."""
+
+    def __init__(self, records: dict[K, Any], decode: Callable[[Any], V],
+                 encode: Callable[[V], Any]) -> None:
+        self._records = records  # every key; the stored value of those not yet read
+        self._decoded: dict[K, V] = {}
+        self._decode, self._encode = decode, encode
+
+    def __getitem__(self, key: K) -> V:
+        if key not in self._decoded:
+            self._decoded[key] = self._decode(self._records[key])
+        return self._decoded[key]
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self._records[key] = None
+        self._decoded[key] = value
+
+    def __delitem__(self, key: K) -> None:
+        del self._records[key]
+        self._decoded.pop(key, None)
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def records(self) -> dict[K, Any]:
+        """Every value as stored: those read are encoded again (they may have changed)."""
+        return {key: self._encode(self._decoded[key]) if key in self._decoded else raw
+                for key, raw in self._records.items()}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Undecoded[K, V]:
+        """A copy: the values read are copied, the stored ones shared (never changed)."""
+        copy = Undecoded(dict(self._records), self._decode, self._encode)
+        copy._decoded = deepcopy(self._decoded, memo)
+        return copy
+
+
+def stored(mapping: Mapping[K, V], encode: Callable[[V], Any]) -> dict[K, Any]:
+    """A mapping's values as stored, read or not."""
+    if isinstance(mapping, Undecoded):
+        return mapping.records()
+    return {key: encode(value) for key, value in mapping.items()}
+
+
+def block_record(block: RinBlock) -> list[str]:
+    return [block.code, block.key.generated.isoformat(), block.key.fuel]
+
+
+def block_of(record: list[str]) -> RinBlock:
+    return stored_block(*record)
+
+
+def batches_record(batches: Mapping[str, RinBlock]) -> dict[str, list[str]]:
+    return stored(batches, block_record)
+
+
+def batches_of(records: dict[str, list[str]]) -> MutableMapping[str, RinBlock]:
+    return Undecoded(records, block_of, block_record)
+
+
+def applied_record(applied: list[AppliedRetirement]) -> list[list[Any]]:
+    return [[*block_record(a.block), a.reason, a.category] for a in applied]
+
+
+def applied_of(records: list[list[Any]]) -> list[AppliedRetirement]:
+    return [AppliedRetirement(stored_block(code, generated, fuel), reason, category)
+            for code, generated, fuel, reason, category in records]
+
+
 class PartyFactsAsRecords(Transcoding):
     """The facts a party's rules read, with every int key (years, D codes) kept an int."""
 
@@ -210,7 +287,7 @@ class PartyFactsAsRecords(Transcoding):
     def encode(self, obj: PartyFacts) -> dict[str, Any]:
         delayed = obj.delayed
         return {
-            "batches": [[year, list(batches.values())] for year, batches in obj.batches.items()],
+            "batches": [[year, batches_record(batches)] for year, batches in obj.batches.items()],
             "produced": pairs(obj.produced),
             "fuels": obj.fuels,
             "first_year": obj.first_year,
@@ -222,8 +299,7 @@ class PartyFactsAsRecords(Transcoding):
             "replacement": obj.replacement,
             "reports": [[year, r.rvo, r.approach, r.bbd_2010_reduction, r.basis]
                         for year, r in obj.reports.items()],
-            "applied": [[year, [[a.block, a.reason, a.category] for a in applied]]
-                        for year, applied in obj.applied.items()],
+            "applied": pairs(stored(obj.applied, applied_record)),
             "unblended": [[year, pairs(u.own), pairs(u.counted)]
                           for year, u in obj.unblended.items()],
         }
@@ -237,8 +313,7 @@ class PartyFactsAsRecords(Transcoding):
             generated_on=set(data["delayed_on"]),
         )
         return PartyFacts(
-            batches={int(year): {b.key.batch: b for b in blocks}
-                     for year, blocks in data["batches"]},
+            batches={int(year): batches_of(records) for year, records in data["batches"]},
             produced=unpairs(data["produced"]),
             fuels=dict(data["fuels"]),
             first_year=dict(data["first_year"]),
@@ -246,9 +321,7 @@ class PartyFactsAsRecords(Transcoding):
             replacement=list(data["replacement"]),
             reports={int(year): ReportedYear(rvo, approach, bbd, basis)
                      for year, rvo, approach, bbd, basis in data["reports"]},
-            applied={int(year): [AppliedRetirement(b, reason, category)
-                                 for b, reason, category in applied]
-                     for year, applied in data["applied"]},
+            applied=Undecoded(unpairs(data["applied"]), applied_of, applied_record),
             unblended={int(year): UnblendedYear(unpairs(own), unpairs(counted))
                        for year, own, counted in data["unblended"]},
         )

@@ -3,8 +3,10 @@ stay `int` keys (JSON would make them strings), dates, blocks and serial sets st
 
 from __future__ import annotations
 
+from copy import deepcopy
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 from eventsourcing.persistence import DecimalAsStr, JSONTranscoder
 
@@ -17,6 +19,7 @@ from ledger.domain.party_facts import (
 )
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BatchId, BlockKey, RinBlock
+from ledger.infrastructure import transcodings
 from ledger.infrastructure.transcodings import register_transcodings
 
 KEY = BlockKey(1, 2010, "1002", "20002", "00007", 15, 4, date(2010, 9, 1), "biodiesel")
@@ -44,3 +47,37 @@ def test_party_facts_round_trip_with_int_keys() -> None:
     assert decoded == facts
     assert list(decoded.unblended[2024].counted) == [4, 6]
     assert all(type(year) is int for year in [*decoded.batches, *decoded.applied])
+
+
+def test_a_long_history_loads_undecoded_until_a_year_is_read(monkeypatch: Any) -> None:
+    """A party's snapshot holds every batch it generated and every block it retired for
+    compliance; loading it decodes none of them, reading a year decodes that year only, and
+    what a command adds to a year read is stored again with the rest unchanged."""
+    transcoder = JSONTranscoder()
+    transcoder.register(DecimalAsStr())
+    register_transcodings(transcoder)
+    years = {year: [AppliedRetirement(RinBlock(KEY.with_k(2), n * 10 + 1, n * 10 + 10),
+                                      "compliance", "BBD") for n in range(50)]
+             for year in range(2011, 2021)}
+    facts = PartyFacts(applied=dict(years),
+                       batches={2010: {f"{n:05d}": RinBlock(KEY, 1, n + 1) for n in range(300)}})
+    data = transcoder.encode({"facts": facts})
+    decoded_blocks: list[str] = []
+    real = transcodings.stored_block
+    monkeypatch.setattr(transcodings, "stored_block",
+                        lambda *record: decoded_blocks.append(record[0]) or real(*record))
+    loaded: PartyFacts = transcoder.decode(data)["facts"]
+    assert decoded_blocks == []
+    assert len(loaded.batches[2010]) == 300 and decoded_blocks == []
+    assert loaded.applied[2015] == years[2015]
+    assert len(decoded_blocks) == 50
+    assert loaded.batches[2010]["00007"] == RinBlock(KEY, 1, 8)
+    assert len(decoded_blocks) == 51
+    copy = deepcopy(loaded)
+    extra = AppliedRetirement(RinBlock(KEY.with_k(2), 9_001, 9_010), "remedial_invalid", "BBD")
+    loaded.applied.setdefault(2015, []).append(extra)
+    assert copy.applied[2015] == years[2015]  # a copy changes apart
+    again: PartyFacts = transcoder.decode(transcoder.encode({"facts": loaded}))["facts"]
+    assert again.applied[2015] == [*years[2015], extra]
+    assert again.applied[2012] == years[2012]
+    assert again.batches[2010]["00299"] == RinBlock(KEY, 1, 300)
