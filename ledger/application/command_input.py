@@ -1,6 +1,6 @@
 """A command as a caller gives it: a transaction-file line (JSON text), a dict or a model.
 
-Text is parsed strictly first (`json_lines`: duplicated keys, size, UTF-8), then validated by
+Text is parsed strictly first (`transaction_file`: duplicated keys, size, UTF-8), then validated by
 the domain's command models, so text and dicts meet the same strict field types (design.md
 "Refusals are strict")."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ledger.application.json_lines import RefusedLine, parse_line
+from ledger.application.transaction_file import RefusedLine, parse_line
 from ledger.domain.commands import Command, validate_command
 
 

@@ -20,9 +20,10 @@ from ledger.application.event_log import EventLog
 from ledger.application.handlers import handle
 from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
 from ledger.application.results import rejected
+from ledger.application.store_failures import StoreError, WriteConflict
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.daughters import cut
-from ledger.domain.errors import LedgerError, StoreError, WriteConflict
+from ledger.domain.errors import LedgerError
 from ledger.domain.party import Party
 from ledger.infrastructure.audit import audit, stored_heads
 from ledger.infrastructure.chain import chain_head
