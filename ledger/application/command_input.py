@@ -13,8 +13,12 @@ from pydantic import BaseModel
 from ledger.application.transaction_file import RefusedLine, parse_line
 from ledger.domain.commands import Command, validate_command
 
+#: what `Ledger.apply` and `apply_many` take: a line's text or bytes, a dict, a command model, or
+#: a line the file reader refused before parsing
+CommandInput = str | bytes | dict[str, Any] | BaseModel | RefusedLine
 
-def parse_command(data: str | bytes | dict[str, Any] | BaseModel | RefusedLine) -> Command:
+
+def parse_command(data: CommandInput) -> Command:
     """Validate one command; `InputError` names the line's bad field."""
     if isinstance(data, RefusedLine):
         raise data.error
