@@ -310,7 +310,7 @@ def check_replacement_use(reserved: list[RinBlock], blocks: list[RinBlock], use:
 
 #: retirements applied to a year's RVOs: compliance, and replacements of invalid RINs retired
 #: for compliance (EMTS 110, §80.1474(b)); the same the compliance positions count
-APPLIED_REASONS = frozenset({"compliance", "remedial_invalid"})
+APPLIED_REASONS = (RetirementWord.COMPLIANCE, REPLACEMENT_RETIREMENT)
 
 
 @dataclass(frozen=True)
