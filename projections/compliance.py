@@ -22,9 +22,10 @@ from ledger.rules.s1427_compliance import (
     carries_deficits,
     chain_positions,
 )
+from ledger.rules.s1429_separation import APPLIED_REASONS
 from projections.batch import Batch
 from projections.facts import Fact
-from projections.invalid import REPLACEMENT, invalid_retired
+from projections.invalid import invalid_retired
 from projections.schema import Table, View
 
 OBLIGATIONS = Table(
@@ -67,8 +68,6 @@ POSITIONS = Table(
 )
 TABLES = (OBLIGATIONS, POSITIONS)
 COLUMNS = list(POSITIONS.columns)
-#: retirements that count toward a year's RVOs: compliance, and replacements of invalid RINs
-APPLIED_REASONS = ("compliance", REPLACEMENT)
 RETIREMENTS = View(
     "compliance_retirements",
     "gallon-RINs retired for compliance (§80.1427(a)), or to replace invalid RINs retired for "
@@ -87,7 +86,7 @@ RETIREMENTS = View(
     },
     "SELECT notification_id, seq, party, compliance_year, effective_date, d_code, vintage, "
     "category, gallon_rins FROM retired_blocks WHERE reason IN "
-    f"({', '.join(repr(reason) for reason in APPLIED_REASONS)})",
+    f"({', '.join(repr(str(reason)) for reason in APPLIED_REASONS)})",
 )
 VIEWS = (RETIREMENTS,)
 KINDS = frozenset({"obligation_reported", "retired"})

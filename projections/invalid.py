@@ -17,6 +17,7 @@ from sqlite_utils import Database
 from ledger.domain.ranges import SerialSet
 from ledger.rules.s1407_obligations import Category
 from ledger.rules.s1427_compliance import valid_for
+from ledger.rules.s1429_separation import REPLACEMENT_RETIREMENT
 from ledger.rules.s1474_replacement import replacement_d_codes
 from projections.batch import Batch
 from projections.facts import BATCH, EVENT_KINDS, Fact
@@ -72,7 +73,7 @@ COLUMNS = [
     "must_replace", "replacement_d_codes", "replaced", "outstanding",
 ]
 USED = "compliance"  # the retirement reason whose invalid RINs must be replaced (§80.1474(b))
-REPLACEMENT = "remedial_invalid"  # EMTS 110, §80.1431(c)
+REPLACEMENT = str(REPLACEMENT_RETIREMENT)  # EMTS 110, §80.1431(c)
 KINDS = frozenset({"retired"})
 
 

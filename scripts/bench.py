@@ -13,19 +13,17 @@ simulated year. The rebuild uses `projections` when importable.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import random
 import resource
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import orjson
 from eventsourcing.domain import Aggregate
@@ -44,6 +42,7 @@ from ledger import Ledger
 from ledger.infrastructure.event_store import LedgerApp, open_app
 from ledger.infrastructure.notification_pages import notifications, pages
 from ledger.infrastructure.settings import store_env
+from ledger.simulation.market import MONTHS, generate_market
 
 SMALL = 10_000
 RAW_BATCH = 100
@@ -52,16 +51,6 @@ SINGLE_COMMANDS = 1_000
 SAMPLES = 20
 SCHEMAS: list[str] = []
 LINE_EVENTS = 2  # a simulated line stores about 2.7 events: enough lines, a few to spare
-
-
-def load_simulator() -> Any:
-    path = Path(__file__).resolve().parent / "simulate.py"
-    spec = importlib.util.spec_from_file_location("rin_simulate", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def fresh_store(store: str | None, folder: Path, name: str) -> tuple[Path, str | None]:
@@ -159,10 +148,10 @@ def library_floor(store: str | None, folder: Path, events: int) -> float:
     transcoder = JSONTranscoder()
     for transcoding in (UUIDAsHex(), DecimalAsStr(), DatetimeAsISO()):  # as `Application` does
         transcoder.register(transcoding)
-    mapper = Mapper(transcoder)
+    mapper: Mapper[UUID] = Mapper(transcoder)
     started = time.perf_counter()
     for first in range(0, events, FLOOR_BATCH):
-        stored = []
+        stored: list[StoredEvent] = []
         for aggregate_first in range(first, min(first + FLOOR_BATCH, events), RAW_BATCH):
             aggregate = Bare()
             for _ in range(min(RAW_BATCH, events - aggregate_first) - 1):
@@ -263,20 +252,19 @@ def peak_rss_mb() -> float:
 
 
 def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
-    simulate = load_simulator()
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="rin-bench-") as tmp:
         folder = Path(tmp)
         data, url = fresh_store(store, folder, "small")
         small, small_events, small_s, _ = ingest(
-            data, url, SMALL, simulate.generate_market(SMALL // LINE_EVENTS, seed))
+            data, url, SMALL, generate_market(SMALL // LINE_EVENTS, seed))
         small.close()
         data, url = fresh_store(store, folder, "big")
-        lines = simulate.generate_market(events // LINE_EVENTS, seed)
+        lines = generate_market(events // LINE_EVENTS, seed)
         ledger, stored, elapsed, rejected = ingest(data, url, events, lines)
         peaks = {"ingest": peak_rss_mb()}
         size = state_size(data, url)
-        every = max(1, events // LINE_EVENTS // (simulate.MONTHS // 12 * SINGLE_COMMANDS))
+        every = max(1, events // LINE_EVENTS // (MONTHS // 12 * SINGLE_COMMANDS))
         single = singles(ledger, lines, every)
         peaks["singles"] = peak_rss_mb()
         read_rate = raw_read(data, url)

@@ -13,10 +13,7 @@ import sys
 
 import orjson
 
-from ledger.simulation.market import MONTHS, generate_market
-
-#: what scripts/bench.py, which loads this file by path, reads of the simulator
-__all__ = ["MONTHS", "generate_market", "main"]
+from ledger.simulation.market import generate_market
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -15,14 +15,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, PersistenceError, Recording
 
-from ledger.application.command_input import parse_command
+from ledger.application.command_input import CommandInput, parse_command
 from ledger.application.event_log import EventLog
 from ledger.application.handlers import handle
 from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
 from ledger.application.results import rejected
+from ledger.application.store_failures import StoreError, WriteConflict
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.daughters import cut
-from ledger.domain.errors import LedgerError, StoreError, WriteConflict
+from ledger.domain.errors import LedgerError
 from ledger.domain.party import Party
 from ledger.infrastructure.audit import audit, stored_heads
 from ledger.infrastructure.chain import chain_head
@@ -145,7 +146,7 @@ class Ledger:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def apply(self, command: Any, line: int = 1) -> Result:
+    def apply(self, command: CommandInput, line: int = 1) -> Result:
         """Validate and apply one command atomically; a refusal stores nothing.
 
         Raises `StoreError` if the store fails (then nothing of the line was stored).
@@ -156,7 +157,7 @@ class Ledger:
         except STORE_FAILURES as error:
             raise StoreError(str(error), None) from error
 
-    def _apply(self, command: Any, line: int) -> Result:
+    def _apply(self, command: CommandInput, line: int) -> Result:
         try:
             parsed = parse_command(command)
         except LedgerError as error:
@@ -198,7 +199,7 @@ class Ledger:
         return rejected(line, WriteConflict(RETRY.attempts))
 
     def apply_many(
-        self, commands: Iterable[Any], *, batch_size: int = 200, first_line: int = 1
+        self, commands: Iterable[CommandInput], *, batch_size: int = 200, first_line: int = 1
     ) -> Iterator[Result]:
         """Apply commands in order, each atomic, saving up to `batch_size` per transaction.
 
@@ -206,7 +207,7 @@ class Ledger:
         with another writer, that batch is applied again one command at a time. If the store
         fails, every line committed before is yielded first, then `StoreError` names the last.
         """
-        batch: list[tuple[int, Any]] = []
+        batch: list[tuple[int, CommandInput]] = []
         last: int | None = None  # the last line whose result was yielded
         for number, command in enumerate(commands, start=first_line):
             batch.append((number, command))
@@ -217,7 +218,9 @@ class Ledger:
                 batch = []
         yield from self._committed(batch, last)
 
-    def _committed(self, batch: list[tuple[int, Any]], last: int | None) -> Iterator[Result]:
+    def _committed(
+        self, batch: list[tuple[int, CommandInput]], last: int | None
+    ) -> Iterator[Result]:
         """The results of `batch`, every one committed; if anything fails part-way, those
         committed before the failure are still yielded, then the failure is raised."""
         done: list[Result] = []
@@ -231,7 +234,7 @@ class Ledger:
             raise
         yield from done
 
-    def _apply_batch(self, batch: list[tuple[int, Any]], done: list[Result]) -> None:
+    def _apply_batch(self, batch: list[tuple[int, CommandInput]], done: list[Result]) -> None:
         """Apply `batch` in one transaction, appending each line's result to `done` once it is
         committed; on a conflict, one line at a time (each appended as it commits)."""
         if not batch:
@@ -291,7 +294,7 @@ class Ledger:
         return bool(stored) and getattr(
             self._app.mapper.to_domain_event(stored[0]), "timestamp", None) == last.timestamp
 
-    def _one_at_a_time(self, batch: list[tuple[int, Any]], done: list[Result]) -> None:
+    def _one_at_a_time(self, batch: list[tuple[int, CommandInput]], done: list[Result]) -> None:
         for number, command in batch:
             done.append(self._apply(command, number))
 

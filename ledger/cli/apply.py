@@ -12,8 +12,8 @@ from typing import Annotated, BinaryIO
 
 import typer
 
-from ledger.application.json_lines import RefusedLine, file_lines
 from ledger.application.ledger import Ledger
+from ledger.application.transaction_file import RefusedLine, file_lines
 from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
 from ledger.cli.options import err, open_ledger, options
 from ledger.cli.output import progress_bar, report

@@ -4,8 +4,9 @@ with `--size` a seeded market of that many lines."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -23,35 +24,37 @@ def demo(
     ctx: typer.Context,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     size: Annotated[int | None, typer.Option(
-        "--size", min=1, help="apply a simulated market of this many lines (scripts/simulate.py)"
+        "--size", min=1, help="apply a seeded market of this many lines (ledger.simulation.market)"
     )] = None,
     seed: Annotated[int, typer.Option("--seed", help="the simulated market's seed")] = 1,
 ) -> None:
     """Simulate a small complete market on the embedded store, then show the reports."""
     chosen = options(ctx)
-    if size is not None:
-        with open_ledger(chosen) as ledger:
-            results = ledger.apply_many(generate_market(size, seed))
-            rejected = sum(result.status == "rejected" for result in results)
-        if not quiet:
-            err.print(f"{size:,} simulated lines applied, {rejected:,} rejected")
-        raise typer.Exit(1 if rejected else 0)
     with open_ledger(chosen) as ledger:
-        counts: Counter[str] = Counter()
-        refused = []
-        for result in ledger.apply_many(small_market()):
-            counts[result.status] += 1
-            if result.status == "rejected":
-                refused.append(result)
-        for result in refused:
-            report(result, as_json=False)
-        err.print(
-            f"demo market: {counts['applied']:,} lines applied, {counts['duplicate']:,} already "
-            f"applied, {counts['rejected']:,} rejected"
-        )
-        if not quiet:
-            show_reports(ledger, chosen)
+        if size is None:
+            refused = apply_market(ledger, "demo market", small_market())
+            if not quiet:
+                show_reports(ledger, chosen)
+        else:
+            refused = apply_market(ledger, "simulated market", generate_market(size, seed))
     raise typer.Exit(1 if refused else 0)
+
+
+def apply_market(ledger: Ledger, name: str, lines: Iterable[dict[str, Any]]) -> int:
+    """Apply a market's lines, report each refused one, then the counts; how many were refused."""
+    counts: Counter[str] = Counter()
+    refused = []
+    for result in ledger.apply_many(lines):
+        counts[result.status] += 1
+        if result.status == "rejected":
+            refused.append(result)
+    for result in refused:
+        report(result, as_json=False)
+    err.print(
+        f"{name}: {counts['applied']:,} lines applied, {counts['duplicate']:,} already "
+        f"applied, {counts['rejected']:,} rejected"
+    )
+    return len(refused)
 
 
 def show_reports(ledger: Ledger, chosen: Options) -> None:

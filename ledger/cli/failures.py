@@ -13,7 +13,7 @@ import typer
 from eventsourcing.persistence import PersistenceError
 from rich.console import Console
 
-from ledger.domain.errors import StoreError
+from ledger.application.store_failures import StoreError
 
 STORE_FAILED = 3
 

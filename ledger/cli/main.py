@@ -14,12 +14,12 @@ from ledger.cli.options import Options, err
 from ledger.infrastructure import settings
 from ledger.infrastructure.signing import StoreRefused
 
-DataOpt = Annotated[
-    Path | None, typer.Option("--data", envvar="RIN_DATA", help="data folder (default ./rin-data)")
-]
-StoreOpt = Annotated[
-    str | None, typer.Option("--store", envvar="RIN_STORE", help="postgresql://… event store")
-]
+DataOpt = Annotated[Path | None, typer.Option(
+    "--data", envvar=settings.DATA_VARIABLE, help=f"data folder (default {settings.DEFAULT_DATA})"
+)]
+StoreOpt = Annotated[str | None, typer.Option(
+    "--store", envvar=settings.STORE_VARIABLE, help="postgresql://… event store"
+)]
 KeyOpt = Annotated[
     Path | None, typer.Option("--key", envvar="RIN_KEY", help="Ed25519 private key (rin keygen)"
                               " that signs each transaction's head")

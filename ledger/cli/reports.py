@@ -5,9 +5,9 @@ the columns its read model declares. Each report brings the views up to date fir
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -41,6 +41,14 @@ def open_views(ctx: typer.Context) -> Iterator[Views]:
         yield Views(ledger, chosen.data / VIEWS_FILE)
 
 
+def show(ctx: typer.Context, rows_of: Callable[[Views], list[dict[str, Any]]],
+         columns: Sequence[str], as_json: bool, as_csv: bool, title: str) -> None:
+    """One report: the views brought up to date, its rows taken, printed in its columns."""
+    with open_views(ctx) as views:
+        rows = rows_of(views)
+    emit(rows, columns, as_json, as_csv, title)
+
+
 @app.command("holdings")
 def holdings_report(
     ctx: typer.Context,
@@ -56,10 +64,8 @@ def holdings_report(
     """Gallon-RINs held per party, D code, vintage and K on a date, as known at a point."""
     party, on = arguments.party(party), arguments.iso_date(as_of, "--as-of")
     position = arguments.known_at(known_at)
-    with open_views(ctx) as views:
-        rows = views.holdings(party, on, position, blocks)
-    emit(rows, holdings.BLOCK_COLUMNS if blocks else holdings.COLUMNS, as_json, as_csv,
-         "Holdings")
+    show(ctx, lambda views: views.holdings(party, on, position, blocks),
+         holdings.BLOCK_COLUMNS if blocks else holdings.COLUMNS, as_json, as_csv, "Holdings")
 
 
 @app.command("quarterly")
@@ -67,9 +73,8 @@ def quarterly_report(ctx: typer.Context, year: YearOpt, party: PartyOpt = None,
                      as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
     """Quarter-end check §80.1428(a)(5): assigned gallon-RINs ≤ 2.5 × fuel owned."""
     party = arguments.party(party)
-    with open_views(ctx) as views:
-        rows = views.quarterly(year, party)
-    emit(rows, quarterly.COLUMNS, as_json, as_csv, f"Quarter-end checks {year}")
+    show(ctx, lambda views: views.quarterly(year, party), quarterly.COLUMNS, as_json, as_csv,
+         f"Quarter-end checks {year}")
 
 
 @app.command("compliance")
@@ -77,9 +82,8 @@ def compliance_report(ctx: typer.Context, year: YearOpt, party: PartyOpt = None,
                       as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
     """Compliance positions §80.1427 per party and RVO, with deficits carried."""
     party = arguments.party(party)
-    with open_views(ctx) as views:
-        rows = views.compliance(year, party)
-    emit(rows, compliance.COLUMNS, as_json, as_csv, f"Compliance {year}")
+    show(ctx, lambda views: views.compliance(year, party), compliance.COLUMNS, as_json, as_csv,
+         f"Compliance {year}")
 
 
 @app.command()
@@ -88,9 +92,7 @@ def trace(ctx: typer.Context,
           as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
     """Every event that touched any gallon-RIN of the block, oldest first."""
     code = arguments.rin_code(code, "CODE")
-    with open_views(ctx) as views:
-        rows = views.trace(code)
-    emit(rows, lineage.COLUMNS, as_json, as_csv, f"Trace {code}")
+    show(ctx, lambda views: views.trace(code), lineage.COLUMNS, as_json, as_csv, f"Trace {code}")
 
 
 @app.command("invalid")
@@ -103,9 +105,7 @@ def invalid_report(
 ) -> None:
     """Invalid RINs §80.1431: who holds them, who retired them, what each must replace."""
     batch = arguments.batch_identity(batch)
-    with open_views(ctx) as views:
-        rows = views.invalid(batch)
-    emit(rows, invalid.COLUMNS, as_json, as_csv, "Invalid RINs")
+    show(ctx, lambda views: views.invalid(batch), invalid.COLUMNS, as_json, as_csv, "Invalid RINs")
 
 
 @app.command()
@@ -118,9 +118,7 @@ def ptd(
     as_csv: CsvOpt = False,
 ) -> None:
     """Transfers and their PTDs §80.1428(a)(6), §80.1453(a): `--missing` lists those without."""
-    with open_views(ctx) as views:
-        rows = views.ptd(party, missing)
-    emit(rows, transfer_documents.COLUMNS, as_json, as_csv,
+    show(ctx, lambda views: views.ptd(party, missing), transfer_documents.COLUMNS, as_json, as_csv,
          "Transfers without a PTD" if missing else "PTDs")
 
 

@@ -1,7 +1,8 @@
 """Commands: the intents a transaction-file line or a library call expresses (design.md).
 
-Each model's JSON is one transaction-file line; `parse_command` turns a dict or JSON text into
-the right model and reports a bad field by name. Commands may name RINs by attributes; the
+Each model's JSON is one transaction-file line; `validate_command` turns a dict into the right
+model and reports a bad field by name (JSON text is parsed first by the application,
+ledger/application/command_input.py). Commands may name RINs by attributes; the
 ledger resolves them to exact ranges, which only the events record.
 """
 

@@ -126,12 +126,6 @@ class Holdings:
             out[(key.d_code, key.vintage, key.k)] += sum(len(s) for s in by_date.values())
         return dict(out)
 
-    def assigned_gallon_rins(self) -> int:
-        """Σ assigned (K=1) gallon-RINs owned now (§80.1428(a)(5))."""
-        return sum(
-            len(s) for key, by_date in self._all() if key.k == 1 for s in by_date.values()
-        )
-
     def pick_fifo(
         self,
         on: date,

@@ -31,7 +31,6 @@ from ledger.domain.party_facts import (
 )
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BlockKey, RinBlock, parse_code
-from ledger.domain.separation_year import APPLIED_REASONS, check_separation_limits
 from ledger.domain.vocabulary import FuelDirection, Role
 from ledger.rules import s1427_compliance as cmp
 from ledger.rules import s1428_rins as r1428
@@ -45,7 +44,6 @@ from ledger.rules.s1425_rin import check_batch_unique
 from ledger.rules.s1426 import delayed as dl
 from ledger.rules.s1426 import eligibility as elig
 from ledger.rules.s1426 import generation as gen
-from ledger.rules.s1429_separation import separation_reason
 from ledger.rules.s1434_retirement import retirement_reason
 
 STANDARD_TRADE = 10  # EMTS buy/sell reason 010, standard trade
@@ -322,7 +320,7 @@ class Party(Aggregate):
                 facts.delayed.retired.extend(
                     (self.effective_date, b.key.vintage, b.gallon_rins) for b in self.rins
                 )
-            if self.reason in APPLIED_REASONS and self.compliance_year is not None:
+            if self.reason in sep.APPLIED_REASONS and self.compliance_year is not None:
                 facts.applied.setdefault(self.compliance_year, []).extend(
                     AppliedRetirement(b, self.reason, self.category) for b in self.rins
                 )
@@ -462,7 +460,7 @@ class Party(Aggregate):
                 volume=batch_yield.standardized_volume,
             )
             if delayed:  # §80.1426(g)(11): generated assigned, then separated at once
-                reason = separation_reason("delayed")
+                reason = sep.separation_reason("delayed")
                 self.trigger_event(
                     self.Separated, effective_date=cmd.date, client_id=cmd.id, rins=[block],
                     reason_code=reason.code, reason=reason.word, paragraph=reason.paragraph,
@@ -610,7 +608,7 @@ class Party(Aggregate):
     def separate(self, cmd: c.Separate, invalid_in: InvalidIn) -> None:
         """Separate K=1 gallon-RINs from their fuel (§80.1429), within the (b)(7) and (b)(9)
         limits when an obligated party separates while the fuel is unblended."""
-        reason = separation_reason(cmd.reason)
+        reason = sep.separation_reason(cmd.reason)
         if isinstance(cmd.rins, c.ByAttributes) and cmd.rins.k == 2:
             sep.check_separation(
                 reason, k=2, gallon_rins=0, volume=None, blend_percent=None, fuels=set(),
@@ -630,7 +628,7 @@ class Party(Aggregate):
             for b in blocks:
                 sep.check_replacement(b.key.company, self.party_id)
         if reason.paragraph in sep.UNBLENDED and Role.OBLIGATED_PARTY in self.roles:
-            check_separation_limits(
+            sep.check_separation_limits(
                 self.facts, self.party_id, self.role_words, cmd.date.year, blocks, invalid_in
             )
         fuel_used = cmd.volume if cmd.volume is not None and reason.word in sep.FUEL_USING else 0

@@ -14,6 +14,8 @@ from urllib.parse import unquote, urlparse
 
 from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
 
+#: the environment variables that name the data folder and the store (`--data`, `--store`)
+DATA_VARIABLE, STORE_VARIABLE = "RIN_DATA", "RIN_STORE"
 #: the data folder when neither `--data` nor RIN_DATA names one
 DEFAULT_DATA = "./rin-data"
 EVENTS_FILE = "events.sqlite"
@@ -33,7 +35,7 @@ UNSUPPORTED_OPTIONS = ("a PostgreSQL URL here is postgresql://user:password@host
 
 def data_folder(data: str | os.PathLike[str] | None = None) -> Path:
     """The data folder: `data`, else RIN_DATA, else `./rin-data` (not created here)."""
-    return Path(data or os.environ.get("RIN_DATA") or DEFAULT_DATA)
+    return Path(data or os.environ.get(DATA_VARIABLE) or DEFAULT_DATA)
 
 
 def store_folder(env: dict[str, Any]) -> Path:
@@ -47,7 +49,7 @@ def store_env(
     data: str | os.PathLike[str] | None = None, store: str | None = None
 ) -> dict[str, Any]:
     """Environment for the event store: a SQLite file under `data`, or a PostgreSQL URL."""
-    store = store or os.environ.get("RIN_STORE")
+    store = store or os.environ.get(STORE_VARIABLE)
     if store and store.startswith(("postgresql://", "postgres://")):
         url = urlparse(store)
         if url.query or url.fragment or url.params:

@@ -2,7 +2,8 @@
 
 `RVO_X,i = STD_X,i × (GV_i + DV_i) + D_X,i−1`. This module computes the first term only; the
 deficit carried in, D_X,i−1, is added by the compliance positions (`s1427_compliance`), which
-the §80.1429(b)(7) and (b)(9) separation limits also read (`ledger.domain.separation_year`).
+the §80.1429(b)(7) and (b)(9) separation limits also read
+(`ledger.rules.s1429_separation.separation_year`).
 """
 
 from __future__ import annotations

@@ -33,6 +33,22 @@ def test_rin_demo_runs_end_to_end_and_is_idempotent(tmp_path: Path) -> None:
     assert "0 lines applied, 239 already applied, 0 rejected" in again.output
 
 
+def test_demo_size_names_each_refused_line_and_exits_1(tmp_path: Path) -> None:
+    """The seeded market reuses the small market's party ids: on the demo's store its
+    registrations are refused under §80.1450 and what depends on them after; each refused line
+    is reported with its number and citation, as the small market's are, not only counted."""
+    runner = CliRunner()
+    assert runner.invoke(app, ["--data", str(tmp_path), "demo", "--quiet"]).exit_code == 0
+    sized = runner.invoke(app, ["--data", str(tmp_path), "demo", "--size", "60"])
+    assert sized.exit_code == 1, sized.output
+    assert "line 1: §80.1450: party 1001 is already registered" in sized.output
+    counts = next(text for text in sized.output.splitlines()
+                  if text.startswith("simulated market: "))
+    applied, refused = int(counts.split()[2]), int(counts.split()[-2])
+    reported = [text for text in sized.output.splitlines() if text.startswith("line ")]
+    assert refused > 0 and applied + refused == 60 and len(reported) == refused
+
+
 def test_demo_figures(tmp_path: Path) -> None:
     CliRunner().invoke(app, ["--data", str(tmp_path), "demo", "--quiet"])
     with Ledger(tmp_path) as ledger:
@@ -94,7 +110,7 @@ def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout  # the wheel's code
     demo = run([str(venv / "bin" / "rin"), "demo", "--size", "200"], outside)
     assert demo.returncode == 0, demo.stderr
-    assert "200 simulated lines applied, 0 rejected" in demo.stderr
+    assert "simulated market: 200 lines applied, 0 already applied, 0 rejected" in demo.stderr
     held = run([str(venv / "bin" / "rin"), "holdings", "--json"], outside)
     assert held.returncode == 0 and orjson.loads(held.stdout), held.stderr
     assert (outside / "rin-data").is_dir()

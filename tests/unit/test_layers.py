@@ -1,6 +1,8 @@
 """The layers hold (issue 11): the domain and the rules import nothing from persistence, the
-application, the command line or the read side; unit tests open no store; every test file lives
-in a layer; every entry of the `slow` list names a test that exists."""
+application, the command line or the read side; the application imports neither the command
+line nor the read side, which only the command line imports; the read side takes from `ledger`
+only the domain, its rules and the ports (`READ_SIDE_MAY_USE`); unit tests open no store; every
+test file lives in a layer; every entry of the `slow` list names a test that exists."""
 
 from __future__ import annotations
 
@@ -25,9 +27,15 @@ FORBIDDEN = (
     "eventsourcing.persistence", "eventsourcing.application", "eventsourcing.sqlite",
     "eventsourcing.postgres", "sqlite3", "sqlite_utils", "psycopg", "psycopg_pool",
 )
-#: imports known to cross a layer today, each to be removed (the test fails once it is gone,
-#: so this list only shrinks). `ledger.domain.commands` parses a line with the transaction-file
-#: reader, which the layout commit (3ee6af2) put in the application.
+#: what the read side may import from `ledger`: the domain and its rules, the read port, the
+#: façade, the settings, and the adapter that holds every private eventsourcing hook (its
+#: tracking recorder's connection and transaction steps)
+READ_SIDE_MAY_USE = (
+    "ledger.domain", "ledger.rules", "ledger.application.event_log", "ledger.application.ledger",
+    "ledger.infrastructure.settings", "ledger.infrastructure.eventsourcing_adapter",
+)
+
+
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -64,6 +72,51 @@ def test_the_domain_and_the_rules_import_no_outer_layer() -> None:
              for name in crossings(imported(path.read_text(encoding="utf-8"), module_name(path),
                                             path.name == "__init__.py"))}
     assert found == set()
+
+
+def imports_of(folder: str) -> set[tuple[str, str]]:
+    """(module, module it imports) for every module under `folder` of the checkout."""
+    return {(module_name(path), name) for path in sorted((ROOT / folder).rglob("*.py"))
+            for name in imported(path.read_text(encoding="utf-8"), module_name(path),
+                                 path.name == "__init__.py")}
+
+
+def under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(f"{prefix}.") for prefix in prefixes)
+
+
+def read_side_crossings(names: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The read side's imports of `ledger` outside what it may use (`from ledger import Ledger`
+    is the façade)."""
+    return {(module, name) for module, name in names
+            if under(name, ("ledger",)) and name != "ledger.Ledger"
+            and not under(name, READ_SIDE_MAY_USE)}
+
+
+def test_the_application_imports_neither_the_command_line_nor_the_read_side() -> None:
+    found = imports_of("ledger/application")
+    assert found and {(m, n) for m, n in found if under(n, ("ledger.cli", "projections"))} == set()
+
+
+def test_only_the_command_line_imports_the_read_side() -> None:
+    outside = {(m, n) for folder in ("ledger/domain", "ledger/rules", "ledger/application",
+                                     "ledger/infrastructure", "ledger/simulation")
+               for m, n in imports_of(folder) if under(n, ("projections",))}
+    assert outside == set()
+
+
+def test_the_read_side_imports_from_ledger_only_the_domain_and_its_ports() -> None:
+    found = imports_of("projections")
+    assert {n for _, n in found if under(n, ("ledger",))} >= {"ledger.application.ledger"}
+    assert read_side_crossings(found) == set()
+
+
+@pytest.mark.parametrize("name", [
+    "ledger.infrastructure.event_store", "ledger.infrastructure.chain", "ledger.application",
+    "ledger.application.unit_of_work", "ledger.cli.output", "ledger.Party",
+])
+def test_the_read_side_check_sees_a_crossing(name: str) -> None:
+    assert read_side_crossings({("projections.views", name)}) == {("projections.views", name)}
 
 
 @pytest.mark.parametrize("source, crossing", [

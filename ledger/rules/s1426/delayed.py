@@ -9,12 +9,10 @@ exactly as many delayed RINs as it retired, (g)(6), all on one date, (g)(9). The
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
-from ledger.domain.ranges import SerialSet
-from ledger.domain.rin import BatchId, RinBlock
+from ledger.domain.rin import RinBlock
 from ledger.rules.catalogue import Rule
 from ledger.rules.s1426.generation import is_delayed
 
@@ -71,37 +69,6 @@ class DelayedHistory:
     retired: dict[int, int] = field(default_factory=dict)  # retired under (g)(5)
     generated: dict[int, int] = field(default_factory=dict)  # delayed RINs generated
     generated_on: set[date] = field(default_factory=set)
-
-
-def read_history(
-    f6_batches: Iterable[RinBlock],
-    transferred_out: Iterable[RinBlock],
-    retired: Iterable[tuple[date, RinBlock]],
-    delayed: Iterable[tuple[date, RinBlock]],
-    by: date | None = None,
-) -> DelayedHistory:
-    """Count, by vintage: the party's own (f)(6) gallon-RINs generated in the window that it
-    transferred to another party (each serial once), its (g)(5) retirements (those dated on or
-    before `by`, when given: (g)(5) retires "prior to generating"), and its delayed RINs with
-    their generation dates."""
-    window = {b.key.batch_id for b in f6_batches}
-    sent: dict[BatchId, SerialSet] = defaultdict(SerialSet)
-    for block in transferred_out:
-        if block.key.batch_id in window:
-            batch_id = block.key.batch_id
-            sent[batch_id] = sent[batch_id].union(SerialSet(((block.start, block.end),)))
-    out = DelayedHistory()
-    for batch_id, serials in sent.items():
-        out.original[batch_id.vintage] = out.original.get(batch_id.vintage, 0) + len(serials)
-    for on, block in retired:
-        if by is not None and on > by:
-            continue
-        out.retired[block.key.vintage] = out.retired.get(block.key.vintage, 0) + block.gallon_rins
-    for on, block in delayed:
-        vintage = block.key.vintage
-        out.generated[vintage] = out.generated.get(vintage, 0) + block.gallon_rins
-        out.generated_on.add(on)
-    return out
 
 
 def emts_production_date(batch: str, production_start: date | None) -> date | None:

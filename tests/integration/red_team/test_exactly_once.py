@@ -18,8 +18,8 @@ from test_concurrency import generate, party
 from typer.testing import CliRunner
 
 from ledger import Ledger
+from ledger.application.store_failures import StoreError
 from ledger.cli.main import app
-from ledger.domain.errors import StoreError
 from ledger.domain.party import Party
 from ledger.infrastructure.retry import RETRY, Retry
 from ledger.infrastructure.sqlite_recorder import BatchSQLiteApplicationRecorder

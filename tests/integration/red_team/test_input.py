@@ -27,8 +27,8 @@ from pydantic.fields import FieldInfo
 from test_hostile_input import BASE, seeded, stored
 
 from ledger.application.command_input import parse_command
-from ledger.application.json_lines import MAX_LINE_BYTES
 from ledger.application.ledger import Ledger
+from ledger.application.transaction_file import MAX_LINE_BYTES
 from ledger.domain.commands import COMMAND_TYPES, ByAttributes, ByCode
 from ledger.domain.errors import InputError
 from ledger.rules.s1426.generation import Component, Feedstock

@@ -13,7 +13,7 @@ from eventsourcing.persistence import OperationalError
 from store_access import app_of
 
 from ledger import Ledger
-from ledger.domain.errors import StoreError
+from ledger.application.store_failures import StoreError
 from ledger.domain.party import Party
 from red_team.test_exactly_once import failing_after, sale, setup, stored_sales
 
