@@ -12,7 +12,6 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from ledger.application.idempotency import CommandRecord, event_name
 from ledger.application.results import Result
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain import commands as c
@@ -22,6 +21,7 @@ from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.domain.rin import parse_code
 from ledger.domain.vocabulary import FuelDirection
+from ledger.infrastructure.command_records import CommandRecord, event_name
 from ledger.rules import s1431_invalid as inv
 
 __all__ = ["UnitOfWork", "digest", "handle"]

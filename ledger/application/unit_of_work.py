@@ -15,10 +15,10 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import Recording
 
-from ledger.application.idempotency import CommandRecord
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.domain.rin import BatchId, RinBlock
+from ledger.infrastructure.command_records import CommandRecord
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.invalidation_index import InvalidationIndex
 from ledger.rules import s1428_rins as r1428

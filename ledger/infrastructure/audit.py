@@ -1,15 +1,17 @@
 """`audit`: check every fact the write side stores, in one pass over the notification log.
 
 - Each aggregate's hash chain (ledger/infrastructure/chain.py): an edited, deleted, reordered or
-inserted event. - The notification sequence: on SQLite, where ids have no gaps but deleted rows, a
-missing id. - The head rows (ledger/infrastructure/heads.py): each equals the fold of the log up to
-  it; the last one is at the last notification (events after it were added outside the ledger; a
-  head past the end means a deleted tail); with a public key, every head since signing began
-  carries that key's valid signature, and the last head is signed.
-- `head.json` (ledger/infrastructure/head_file.py) and an exported head: the store still holds them.
+  inserted event.
+- The notification sequence: on SQLite, where ids have no gaps but deleted rows, a missing id.
+- The head rows (ledger/infrastructure/heads.py): each equals the fold of the log up to it; the
+  last one is at the last notification (events after it were added outside the ledger; a head
+  past the end means a deleted tail); with a public key, every head since signing began carries
+  that key's valid signature, and the last head is signed.
+- `head.json` (ledger/infrastructure/head_file.py) and an exported head: the store still holds
+  them.
 - Command records: each directly follows exactly the events it names
-(ledger/application/idempotency.py). - Snapshots: each equals the replay of its aggregate's events
-up to its version.
+  (ledger/infrastructure/command_records.py).
+- Snapshots: each equals the replay of its aggregate's events up to its version.
 
 Every problem names where it is (aggregate, version, notification id, table and row).
 """
@@ -27,8 +29,8 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Notification
 
-from ledger.application.idempotency import CommandRecord, event_name
 from ledger.infrastructure.chain import GENESIS, SEAL_KEY, Links, fold, notifications
+from ledger.infrastructure.command_records import CommandRecord, event_name
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.head_file import read_head_file
 from ledger.infrastructure.heads import TABLE as HEADS_TABLE

@@ -17,8 +17,8 @@ from eventsourcing.persistence import (
     Recording,
 )
 
-from ledger.application.idempotency import CommandRecord, RecordIds, record_ids_of
 from ledger.domain.party import Party
+from ledger.infrastructure.command_records import CommandRecord, RecordIds, record_ids_of
 from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
 from ledger.infrastructure.retry import RETRY
@@ -41,7 +41,8 @@ class LedgerApp(Application[UUID]):
 
     def record_id(self, client_id: str) -> UUID:
         """The id of the command record of `client_id` by this store's scheme, a property of
-        its format (ledger/application/idempotency.py) read from the store once, at first use."""
+        its format (ledger/infrastructure/command_records.py) read from the store once, at first
+        use."""
         if self._record_ids is None:
             self._record_ids = record_ids_of(*first_record(self.recorder))
         return self._record_ids(client_id)

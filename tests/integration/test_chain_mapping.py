@@ -14,10 +14,10 @@ from eventsourcing.persistence import Mapper, StoredEvent
 from store_access import app_of
 
 from ledger import Ledger
-from ledger.application.idempotency import CommandRecord
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.infrastructure.chain import CHAIN_KEY, ChainMapper, link
+from ledger.infrastructure.command_records import CommandRecord
 from ledger.simulation import generate_market
 
 

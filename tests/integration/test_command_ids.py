@@ -9,7 +9,7 @@ from pathlib import Path
 from uuid import UUID, uuid5
 
 from ledger import Ledger
-from ledger.application.idempotency import COMMAND_NAMESPACE, CommandRecord
+from ledger.infrastructure.command_records import COMMAND_NAMESPACE, CommandRecord
 
 STORE_R1 = Path(__file__).parents[1] / "data" / "store_r1"
 

@@ -11,8 +11,8 @@ import pytest
 from markets import three_party_market
 
 from ledger import Ledger
-from ledger.application.idempotency import CommandRecord
 from ledger.domain.party import Party
+from ledger.infrastructure.command_records import CommandRecord
 from projections import Views, project
 from projections.runner import TOPICS
 

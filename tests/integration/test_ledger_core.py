@@ -17,10 +17,10 @@ from eventsourcing.utils import resolve_topic
 from store_access import app_of, stored
 
 from ledger import Ledger
-from ledger.application.idempotency import CommandRecord
 from ledger.domain.holdings import Holdings, fifo_order
 from ledger.domain.party import Party
 from ledger.domain.rin import BlockKey, RinBlock
+from ledger.infrastructure.command_records import CommandRecord
 from ledger.infrastructure.settings import EVENTS_FILE
 
 REGISTER = [

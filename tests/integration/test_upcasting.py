@@ -9,8 +9,8 @@ from typing import Any
 from uuid import uuid5
 
 from ledger import Ledger
-from ledger.application.idempotency import COMMAND_NAMESPACE, CommandRecord
 from ledger.domain.party import Party
+from ledger.infrastructure.command_records import COMMAND_NAMESPACE, CommandRecord
 
 V1_EVENTS = Path(__file__).parents[1] / "data" / "events_v1.json"
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.jsonl"  # what release 1 applied to make them

@@ -98,6 +98,14 @@ def test_the_application_imports_neither_the_command_line_nor_the_read_side() ->
     assert found and {(m, n) for m, n in found if under(n, ("ledger.cli", "projections"))} == set()
 
 
+def test_the_infrastructure_imports_neither_the_application_nor_what_is_above_it() -> None:
+    """Storage serves the application (which opens it in the `Ledger` façade), never the
+    other way round: the layers are domain and rules ← infrastructure ← application ← cli."""
+    found = imports_of("ledger/infrastructure")
+    above = ("ledger.application", "ledger.cli", "ledger.simulation", "projections")
+    assert found and {(m, n) for m, n in found if under(n, above)} == set()
+
+
 def test_only_the_command_line_imports_the_read_side() -> None:
     outside = {(m, n) for folder in ("ledger/domain", "ledger/rules", "ledger/application",
                                      "ledger/infrastructure", "ledger/simulation")

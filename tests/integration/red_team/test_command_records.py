@@ -16,8 +16,8 @@ from store_access import app_of
 
 from ledger.application.command_input import parse_command
 from ledger.application.handlers import digest
-from ledger.application.idempotency import CommandRecord
 from ledger.application.ledger import Ledger
+from ledger.infrastructure.command_records import CommandRecord
 from red_team.attacker import MARKET, build, files, make_key, verify
 from red_team.rewrite import rewrite_history
 

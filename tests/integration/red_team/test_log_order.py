@@ -10,8 +10,8 @@ from typing import Any
 from conftest import Store
 from test_concurrency import code, generate, party, transfer
 
-from ledger.application.idempotency import CommandRecord
 from ledger.domain.party import Party
+from ledger.infrastructure.command_records import CommandRecord
 from projections import Views
 
 BUYER, OTHER = "2001", "2002"
