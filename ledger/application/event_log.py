@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application
+from eventsourcing.domain import DomainEventProtocol
 
 from ledger.infrastructure.notification_pages import PAGE, pages
 
@@ -22,7 +23,7 @@ class LoggedEvent:
     ledger's knowledge time) and the event."""
 
     notification_id: int
-    event: Any
+    event: DomainEventProtocol[UUID]
 
 
 class EventLog:

@@ -79,7 +79,7 @@ def handle(uow: UnitOfWork, command: c.Model) -> Result:
     return Result(0, "applied", rin=rins[0] if generated and rins else None, rins=rins)
 
 
-def repeated(seen: CommandRecord, command: Any) -> Result:
+def repeated(seen: CommandRecord, command: c.Model) -> Result:
     """A command whose id was applied before: a no-op if it is the same command."""
     if seen.digest != digest(command):
         raise InputError("already used by a different command", "id")
