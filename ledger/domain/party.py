@@ -53,6 +53,7 @@ from ledger.rules.s1429_separation import separation_reason
 from ledger.rules.s1434_retirement import retirement_reason
 
 STANDARD_TRADE = 10  # EMTS buy/sell reason 010, standard trade
+ALL_HELD = 10**15  # a quantity no party holds: a pick of everything held
 PARTY_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/party")
 #: how many of a block's gallon-RINs have been found invalid (§80.1431): the invalidation
 #: records are other aggregates, so the application passes this in
@@ -605,7 +606,8 @@ class Party(Aggregate):
         held = sum(b.gallon_rins for b in blocks)
         what = f"D{selector.d_code} vintage {selector.vintage} K={selector.k}"
         if held < selector.quantity and reserved is not None:
-            owned = sum(b.gallon_rins for b in self.pick(selector, on, None))
+            everything = selector.model_copy(update={"quantity": ALL_HELD})
+            owned = sum(b.gallon_rins for b in self.pick(everything, on, None))
             r1428.check_held(selector.quantity, owned, what, on.isoformat(), "rins.quantity")
             trd.check_unreserved_quantity(
                 what, selector.quantity, held, owned - held, on.isoformat(), "rins.quantity"

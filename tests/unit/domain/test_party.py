@@ -28,7 +28,7 @@ def no_invalid(block: RinBlock) -> int:
 
 
 def command(**fields: Any) -> Any:
-    return c.parse_command(fields)
+    return c.validate_command(fields)
 
 
 def party(party_id: str = "4001", roles: tuple[str, ...] = ("producer", "obligated_party",
