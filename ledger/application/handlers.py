@@ -73,7 +73,10 @@ def handle(uow: UnitOfWork, command: c.Model) -> Result:
         return repeated(seen, command)
     produced = [event_name(event.originator_id, event.originator_version)
                 for aggregate in uow.touched.values() for event in aggregate.pending_events]
-    if client_id is not None and produced:  # `expire_trades` may find nothing to expire
+    if client_id is not None and not produced:  # `expire_trades` may find nothing to expire
+        seen = uow.record_of(client_id) if uow.optimistic else None
+        return repeated(seen, command) if seen is not None else Result(0, "applied")
+    if client_id is not None:
         uow.records[client_id] = uow.touch(
             CommandRecord.applied(client_id, digest(command), produced, uow.app.record_id)
         )
@@ -241,8 +244,9 @@ def deny_trade(uow: UnitOfWork, cmd: c.DenyTrade) -> list[str]:
 
 def expire_trades(uow: UnitOfWork, cmd: c.ExpireTrades) -> list[str]:
     """Every posting pending more than the window of business days on `cmd.date` expires."""
-    return [posting for party in uow.posting_parties()
-            for posting in party.expire(cmd.date, uow.trade_window, cmd.id)]
+    for party in uow.posting_parties():
+        party.expire(cmd.date, uow.trade_window, cmd.id)
+    return []
 
 
 HANDLERS: dict[type[c.Model], Handler] = {
