@@ -34,7 +34,7 @@ from ledger.domain.party_facts import (
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BlockKey, RinBlock, parse_code
 from ledger.domain.separation_year import APPLIED_REASONS, check_separation_limits
-from ledger.domain.trade_book import Posting, Side, Status, TradeBook, Terms
+from ledger.domain.trade_book import Posting, Side, Status, Terms, TradeBook
 from ledger.domain.vocabulary import FuelDirection, Role
 from ledger.rules import s1427_compliance as cmp
 from ledger.rules import s1428_rins as r1428

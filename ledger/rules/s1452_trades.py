@@ -113,8 +113,8 @@ def check_unreserved_quantity(what: str, wanted: int, free: int, reserved: int, 
     """§80.1452(d): a pick by attributes that only reserved RINs would fill is refused as such."""
     TRADE_RESERVED.check(
         wanted <= free,
-        f"{wanted:,} {what} gallon-RINs asked on {on}: {free:,} free, {reserved:,} more reserved by "
-        "pending sells",
+        f"{wanted:,} {what} gallon-RINs asked on {on}: {free:,} free, {reserved:,} more "
+        "reserved by pending sells",
         field,
     )
 
