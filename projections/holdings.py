@@ -19,9 +19,9 @@ from sqlite_utils import Database
 
 from ledger.domain.daughters import pieces
 from ledger.domain.rin import RinBlock
+from projections import trades
 from projections.batch import Batch
 from projections.facts import BATCH, Fact
-from projections import trades
 from projections.schema import Table, View
 
 HISTORY = Table(

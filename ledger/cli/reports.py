@@ -1,6 +1,6 @@
 """The `rin` report commands over the read models (`projections`): holdings, quarterly,
-compliance, trace, invalid, ptd, trades and project (verify is in ledger/cli/trust.py), each printing
-the columns its read model declares. Each report brings the views up to date first."""
+compliance, trace, invalid, ptd, trades and project (verify is in ledger/cli/trust.py), each
+printing the columns its read model declares. Each report brings the views up to date first."""
 
 from __future__ import annotations
 
