@@ -8,13 +8,17 @@ serials 1..10,000, §80.1426(f)(1)); 2001 and 3001 buy from it.
 
 from __future__ import annotations
 
+import shutil
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ledger import Ledger
+from ledger.domain.party import Party
 from ledger.domain.trade_book import Status
+from projections import Views
 
 REGISTER = [
     {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],
@@ -208,3 +212,58 @@ def test_a_posting_id_is_required(ledger: Ledger) -> None:
     del line["id"]
     result = ledger.apply(line)
     assert (result.status, result.field) == ("rejected", "id")
+
+
+STORE_R2 = Path(__file__).resolve().parents[1] / "data" / "store_r2"
+
+
+def test_a_store_written_before_postings_trades_two_sided_and_verifies(tmp_path: Any) -> None:
+    """tests/data/store_r2: 2001 (v3 snapshot, Transferred v2 events) holds 20,000 K=1 D6 and
+    1001 56,000; a sell and a buy between them move the exact ranges and everything verifies."""
+    shutil.copytree(STORE_R2, tmp_path / "r2")
+    with Ledger(tmp_path / "r2") as ledger:
+        stored = [e for e in ledger.log.history(Party.create_id("2001"))
+                  if isinstance(e, Party.TransferredIn | Party.TransferredOut)]
+        assert stored and all(e.postings is None for e in stored)  # upcast v2 → v3
+        assert ledger.party("2001").trades.postings == {}  # upcast v3 → v4
+        ok(ledger, {"type": "sell", "id": "S-r2", "date": "2024-12-02", "party": "2001",
+                    "to": "3001", "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 50}},
+           {"type": "buy", "id": "B-r2", "date": "2024-12-02", "party": "3001", "from": "2001",
+            "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 50}, "price": "0.9"})
+        assert ledger.party("3001").holdings.totals()[(6, 2024, 2)] == 1_900 + 50
+        assert ledger.audit() == []
+
+
+def test_the_trades_report_and_reserved_blocks(ledger: Ledger) -> None:
+    ok(ledger, sell("S1", price="1.10", broker="5001"), sell("S2", 1_000), buy("B1", 1_000),
+       {"type": "deny_trade", "id": "D1", "date": "2024-01-08", "party": "2001",
+        "trade": "S1"},
+       sell("S3", 500, on="2024-01-09"))
+    views = Views(ledger)
+    rows = views.trades()
+    assert [(r["id"], r["side"], r["status"], r["counterpart"], r["closing_reason"])
+            for r in rows] == [
+        ("S1", "sell", "denied", None, "050"), ("S2", "sell", "completed", "B1", None),
+        ("B1", "buy", "completed", "S2", None), ("S3", "sell", "pending", None, None)]
+    assert rows[0] | {"closed_on": None} == {
+        "id": "S1", "side": "sell", "party": "1001", "partner": "2001", "status": "denied",
+        "date": "2024-01-05", "d_code": 6, "vintage": 2024, "k": 1, "quantity": 4_000,
+        "volume": "4000", "match": None, "price": "1.10", "gallon_price": None,
+        "reason": "010", "broker": "5001", "ptd": None, "closed_on": None,
+        "closing_reason": "050", "counterpart": None}
+    assert [r["id"] for r in views.trades(party="2001", status="pending")] == ["S3"]
+    assert views.trades(party="3001") == []
+    # S1 reserved 1..4,000 (FIFO) until denied on the 8th; S2 moved the next free 4,001..5,000
+    # to 2001; S3, posted on the 9th, reserves the lowest free serials again, 1..500: the
+    # seller's rows are split where a reservation starts and ends
+    def seller_blocks(on: date | None = None) -> list[tuple[str, bool]]:
+        return [(b["rin"][22:], b["reserved"])
+                for b in views.holdings(party="1001", blocks=True, as_of=on)]
+
+    assert seller_blocks() == [("0000000100000500", True), ("0000050100004000", False),
+                               ("0000500100010000", False)]
+    assert seller_blocks(date(2024, 1, 8)) == [("0000000100004000", False),
+                                               ("0000500100010000", False)]
+    assert seller_blocks(date(2024, 1, 7)) == [("0000000100004000", True),
+                                               ("0000500100010000", False)]
+    assert views.verify() == []
