@@ -16,9 +16,12 @@ from typing import Any
 import pytest
 
 from ledger import Ledger
+from ledger.domain.commands import validate_command
 from ledger.domain.party import Party
 from ledger.domain.trade_book import Status
 from projections import Views
+from projections.facts import Fact
+from projections.invariants import Replay
 
 REGISTER = [
     {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],
@@ -267,3 +270,27 @@ def test_the_trades_report_and_reserved_blocks(ledger: Ledger) -> None:
     assert seller_blocks(date(2024, 1, 7)) == [("0000000100004000", True),
                                                ("0000500100010000", False)]
     assert views.verify() == []
+
+
+def test_verify_finds_a_range_reserved_twice_or_moved_while_reserved() -> None:
+    """Events the rules would refuse, made by hand: `verify`'s replay names each (§80.1452)."""
+    seller = Party.register("1001", "Prairie", ["producer"], ["20001"])
+    seller.generate(validate_command(REGISTER[3]))
+    posted = seller.post_sell(validate_command(sell("S1", 100)), lambda b: 0)
+    block = posted.rins[0]
+    seller.trigger_event(  # the same ranges again, past the rules
+        Party.TradePosted, effective_date=date(2024, 1, 5), client_id="S2", side="sell",
+        partner="2001", d_code=6, vintage=2024, k=1, quantity=100, volume=None, company=None,
+        facility=None, batch=None, rins=[block], price=None, gallon_price=None, ptd=None,
+        broker=None, reason_code=10, match=None)
+    seller.trigger_event(
+        Party.TransferredOut, effective_date=date(2024, 1, 6), client_id=None, rins=[block],
+        volume=None, ptd=None, price=None, trade_reason_code=10, to_party="2001", postings=None)
+    replay = Replay()
+    for number, event in enumerate(seller.collect_events(), 1):
+        replay.run(Fact.of(number, "1001", event))
+    assert replay.problems == [
+        f"notification 5 (trade_posted, party 1001): {block.code} reserved twice (also by S1)",
+        f"notification 6 (transferred_out, party 1001): {block.code} left while reserved by "
+        "pending sell S1, S2",
+    ]
