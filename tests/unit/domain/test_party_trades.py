@@ -11,11 +11,14 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
+from eventsourcing.persistence import DecimalAsStr, JSONTranscoder
+
 from ledger.domain import commands as c
 from ledger.domain.business_days import business_days_after, is_business_day
 from ledger.domain.party import Party
 from ledger.domain.rin import RinBlock
 from ledger.domain.trade_book import Side, Status, Terms
+from ledger.infrastructure.transcodings import register_transcodings
 from ledger.rules import s1452_trades as trd
 from tests.unit.domain.test_party import KEY, ethanol, no_invalid, party, refused
 
@@ -195,3 +198,22 @@ def test_expire_ends_postings_more_than_the_window_old() -> None:
         Status.EXPIRED, date(2024, 1, 23), "E2")
     assert seller.trades.reserved_volume() == 0
     assert seller.expire(date(2024, 2, 23), 10, "E3") == []  # closed once
+
+
+def test_a_trade_book_round_trips_through_the_stored_form() -> None:
+    """A Party v4 snapshot's postings come back exactly: sides, statuses, terms with their date
+    and Decimal volume, reserved blocks, closings and offers; only pending ones are open."""
+    transcoder = JSONTranscoder()
+    transcoder.register(DecimalAsStr())
+    register_transcodings(transcoder)
+    seller = seller_with_sell()
+    seller.post_sell(cmd(SELL, id="S2", rins={**SELL["rins"], "quantity": 10}, volume="4.5",
+                         price="1.10", broker="5001"), no_invalid)
+    seller.cancel(cmd({"type": "cancel_trade", "date": "2024-03-02", "party": "4001",
+                       "trade": "S1"}))
+    seller.trades.offers["B7"] = "2001"
+    back = transcoder.decode(transcoder.encode({"trades": seller.trades}))["trades"]
+    assert back.postings == seller.trades.postings
+    assert back.offers == {"B7": "2001"}
+    assert list(back.open) == ["S2"]
+    assert back.postings["S2"].terms.volume == Decimal("4.5")
