@@ -49,8 +49,9 @@ def buy(pid: str, quantity: int = 4_000, on: str = "2024-01-05", **extra: Any
 
 
 @pytest.fixture
-def ledger(tmp_path: Any) -> Any:
-    with Ledger(tmp_path / "data") as opened:
+def ledger(store: Any) -> Any:
+    """The market on each store (SQLite, and PostgreSQL when RIN_TEST_POSTGRES_URL is set)."""
+    with store.ledger() as opened:
         for line in REGISTER:
             assert opened.apply(line).status == "applied"
         yield opened
