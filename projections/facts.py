@@ -35,6 +35,9 @@ EVENT_KINDS: dict[type[Any], str] = {
     Party.Separated: "separated",
     Party.Retired: "retired",
     Party.ObligationReported: "obligation_reported",
+    Party.TradePosted: "trade_posted",
+    Party.TradeOffered: "trade_offered",
+    Party.TradeClosed: "trade_closed",
     BatchInvalidation.Opened: "opened",
     BatchInvalidation.Invalidated: "invalidated",
 }

@@ -19,6 +19,7 @@ from sqlite_utils import Database
 
 from ledger.domain.daughters import pieces
 from ledger.domain.rin import RinBlock
+from projections import trades
 from projections.batch import Batch
 from projections.facts import BATCH, Fact
 from projections.schema import Table, View
@@ -91,7 +92,7 @@ CURRENT = View(
 VIEWS = (CURRENT,)
 #: the report's columns: a position per key, or (`blocks`) one row per held block with its code
 COLUMNS = list(CURRENT.columns)
-BLOCK_COLUMNS = ["party", "rin", *COLUMNS[1:]]
+BLOCK_COLUMNS = ["party", "rin", *COLUMNS[1:], "reserved"]  # reserved: by a pending sell
 
 
 #: the sign of the change each kind of event makes to its party's holdings
@@ -205,13 +206,18 @@ def held_blocks(
         points[row["serial_start"]] += sign
         points[row["serial_end"] + 1] -= sign
     cuts = daughter_starts(db, as_of, known_at)
+    reserved = trades.reservations(db, as_of, known_at)
     out = []
     for (holder, prefix, d_code, vintage, k), points in sorted(deltas.items()):
+        ranges = reserved.get((holder, prefix), [])
+        edges = sorted({*cuts.get(prefix[1:19], ()), *(point for start, end in ranges
+                                                       for point in (start, end + 1))})
         for start, end in covered(points):
-            for first, last in pieces(start, end, cuts.get(prefix[1:19], ())):
+            for first, last in pieces(start, end, edges):
                 out.append({
                     "party": holder, "rin": f"{prefix}{first:08d}{last:08d}", "d_code": d_code,
                     "vintage": vintage, "k": k, "gallon_rins": last - first + 1,
+                    "reserved": any(s <= first and last <= e for s, e in ranges),
                 })
     return out
 

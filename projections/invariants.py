@@ -1,8 +1,9 @@
 """`verify`: replay every event from the notification log and check the ledger's invariants.
 
 Conservation per batch (held by all parties + retired = the generated range, no overlap), K only
-1 → 2, no negative holding or fuel volume on any date, and a from-scratch rebuild into a
-temporary file equal to the incremental views. Returns the broken invariants; empty = all hold.
+1 → 2, reservations held and never reserved twice nor moved while pending (§80.1452), no
+negative holding or fuel volume on any date, and a from-scratch rebuild into a temporary file
+equal to the incremental views. Returns the broken invariants; empty = all hold.
 """
 
 from __future__ import annotations
@@ -49,15 +50,22 @@ class Replay:
         self.retired: dict[str, SerialSet] = defaultdict(SerialSet)
         self.separated: dict[str, SerialSet] = defaultdict(SerialSet)
         self.held: dict[tuple[str, str, int], SerialSet] = defaultdict(SerialSet)
+        #: pending sells' reservations (§80.1452): posting id → (holder, batch, K) → serials
+        self.reserved: dict[str, dict[tuple[str, str, int], SerialSet]] = {}
 
     def run(self, fact: Fact) -> None:
         where = f"notification {fact.notification_id} ({fact.kind}, party {fact.party})"
         if fact.kind == "generated":
             block = fact.event.rin
             self.generated[batch_of(block)] = SerialSet(((block.start, block.end),))
+        if fact.kind in ("trade_posted", "trade_closed"):
+            self.reservation(fact, where)
         for block, code, k, gallon_rins in changes(fact):
             batch, serials = batch_of(block), SerialSet(((block.start, block.end),))
             slot = (fact.party, batch, k)
+            if gallon_rins < 0 and self.reserving(slot, serials):
+                self.problems.append(f"{where}: {code} left while reserved by pending sell "
+                                     f"{', '.join(self.reserving(slot, serials))}")
             try:
                 if gallon_rins > 0:
                     if k == 1 and self.separated[batch].overlaps(serials):
@@ -82,6 +90,30 @@ class Replay:
                         SerialSet(((block.start, block.end),)))
                 except RangeError as exc:
                     self.problems.append(f"{where}: {block.code} retired twice: {exc}")
+
+    def reservation(self, fact: Fact, where: str) -> None:
+        """A sell reserves ranges its poster holds that no other pending sell reserves; a
+        closing releases them (§80.1452)."""
+        event = fact.event
+        if fact.kind == "trade_closed":
+            self.reserved.pop(event.posting, None)
+            return
+        ranges: dict[tuple[str, str, int], SerialSet] = defaultdict(SerialSet)
+        for block, code in zip(fact.blocks, fact.codes, strict=True):
+            slot = (fact.party, batch_of(block), block.key.k)
+            serials = SerialSet(((block.start, block.end),))
+            if not self.held[slot].issuperset(serials):
+                self.problems.append(f"{where}: {code} reserved but not held")
+            if self.reserving(slot, serials):
+                self.problems.append(f"{where}: {code} reserved twice (also by "
+                                     f"{', '.join(self.reserving(slot, serials))})")
+            ranges[slot] = SerialSet.of([*ranges[slot], (block.start, block.end)])
+        if ranges:
+            self.reserved[event.client_id] = dict(ranges)
+
+    def reserving(self, slot: tuple[str, str, int], serials: SerialSet) -> list[str]:
+        return [posting for posting, ranges in self.reserved.items()
+                if slot in ranges and ranges[slot].overlaps(serials)]
 
     def conservation(self) -> list[str]:
         """Per batch: every holder's serials and the retired ones partition the generated range."""

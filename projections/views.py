@@ -22,6 +22,7 @@ from projections import (
     quarterly,
     read_side,
     runner,
+    trades,
     transfer_documents,
 )
 
@@ -98,6 +99,11 @@ class Views:
         """Every transfer and its PTD reference (§80.1428(a)(6), §80.1453(a)); with `missing`,
         only the transfers recorded without one."""
         return self._ask(transfer_documents.documents, party, missing)
+
+    def trades(self, party: str | None = None, status: str | None = None
+               ) -> list[dict[str, Any]]:
+        """EMTS postings and their status (§80.1452(c)); `party` as poster or partner."""
+        return self._ask(trades.trades, party, status)
 
     def ervo_deadlines(self, party: str | None = None) -> list[dict[str, Any]]:
         """Each export and the last day its ERVO must be met, 30 days after it (§80.1430(f),

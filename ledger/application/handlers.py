@@ -20,9 +20,11 @@ from ledger.domain.errors import InputError, LedgerError
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.domain.rin import parse_code
+from ledger.domain.trade_book import BATCH_FIELDS, Posting, Side
 from ledger.domain.vocabulary import FuelDirection
 from ledger.infrastructure.command_records import CommandRecord, event_name
 from ledger.rules import s1431_invalid as inv
+from ledger.rules import s1452_trades as trd
 
 __all__ = ["UnitOfWork", "digest", "handle"]
 
@@ -69,9 +71,12 @@ def handle(uow: UnitOfWork, command: c.Model) -> Result:
         if seen is None:
             raise
         return repeated(seen, command)
+    produced = [event_name(event.originator_id, event.originator_version)
+                for aggregate in uow.touched.values() for event in aggregate.pending_events]
+    if client_id is not None and not produced:  # `expire_trades` may find nothing to expire
+        seen = uow.record_of(client_id) if uow.optimistic else None
+        return repeated(seen, command) if seen is not None else Result(0, "applied")
     if client_id is not None:
-        produced = [event_name(event.originator_id, event.originator_version)
-                    for aggregate in uow.touched.values() for event in aggregate.pending_events]
         uow.records[client_id] = uow.touch(
             CommandRecord.applied(client_id, digest(command), produced, uow.app.record_id)
         )
@@ -162,6 +167,88 @@ def invalidate(uow: UnitOfWork, cmd: c.Invalidate) -> list[str]:
     return [block.code]
 
 
+# -- EMTS trades (§80.1452): postings on each side's Party, completed when two agree ----------
+
+def sell(uow: UnitOfWork, cmd: c.Sell) -> list[str]:
+    """Post a sell, reserving its exact ranges; complete it with the buy it names in `match`
+    (which must agree), else with the oldest pending buy of the partner that agrees."""
+    seller = uow.registered(cmd.party, "party")
+    buyer = uow.registered(cmd.to, "to")
+    buy = answered(buyer, cmd.match, Side.SELL, cmd.party)
+    posting = seller.post_sell(cmd, uow.invalid_in, narrowed=narrowed(cmd.rins, buy))
+    keys = [b.key for b in posting.rins]
+    if buy is not None:
+        trd.check_agree(posting.terms, keys, buy.terms, posting.id, buy.id, "match")
+    else:
+        buy = next((b for b in buyer.candidates(Side.BUY, cmd.party)
+                    if not trd.differences(posting.terms, keys, b.terms)), None)
+    buyer.offered(posting)
+    if buy is not None:
+        buyer.accept(buy, posting, seller.deliver(posting, buy, uow.invalid_in))
+    return []
+
+
+def buy(uow: UnitOfWork, cmd: c.Buy) -> list[str]:
+    """Post a buy; complete it with the sell it names in `match` (which must agree), else with
+    the oldest pending sell of the partner that agrees."""
+    buyer = uow.registered(cmd.party, "party")
+    seller = uow.registered(cmd.from_, "from")
+    sold = answered(seller, cmd.match, Side.BUY, cmd.party)
+    posting = buyer.post_buy(cmd)
+    if sold is not None:
+        trd.check_agree(sold.terms, [b.key for b in sold.rins], posting.terms, sold.id,
+                        posting.id, "match")
+    else:
+        sold = next((s for s in seller.candidates(Side.SELL, cmd.party)
+                     if not trd.differences(s.terms, [b.key for b in s.rins], posting.terms)),
+                    None)
+    seller.offered(posting)
+    if sold is not None:
+        buyer.accept(posting, sold, seller.deliver(sold, posting, uow.invalid_in))
+    return []
+
+
+def answered(partner: Party, match: str | None, side: Side, poster: str) -> Posting | None:
+    """The partner's pending posting `match` names (§80.1452(c)(6)), if it names one."""
+    if match is None:
+        return None
+    return trd.check_match(partner.trades.postings.get(match), match, side, poster,
+                           partner.party_id)
+
+
+def narrowed(rins: c.RinSelector, buy: Posting | None) -> c.RinSelector | None:
+    """A sell's pick by attributes narrowed to the generator's batch the buy it answers names,
+    where the sell names none of its own (design.md: `company`/`facility`/`batch`)."""
+    if buy is None or not isinstance(rins, c.ByAttributes):
+        return None
+    narrowing = {name: getattr(buy.terms, name) for name in BATCH_FIELDS
+                 if getattr(rins, name) is None and getattr(buy.terms, name) is not None}
+    return rins.model_copy(update=narrowing) if narrowing else None
+
+
+def cancel_trade(uow: UnitOfWork, cmd: c.CancelTrade) -> list[str]:
+    uow.registered(cmd.party, "party").cancel(cmd)
+    return []
+
+
+def deny_trade(uow: UnitOfWork, cmd: c.DenyTrade) -> list[str]:
+    """The partner denies a posting made to it: closed at its poster, found by the offer."""
+    poster_id = uow.registered(cmd.party, "party").trades.offers.get(cmd.trade)
+    poster = uow.party(poster_id) if poster_id is not None else None
+    if poster is None:
+        trd.check_deny(None, cmd.trade, cmd.party)
+        return []
+    poster.deny(cmd)
+    return []
+
+
+def expire_trades(uow: UnitOfWork, cmd: c.ExpireTrades) -> list[str]:
+    """Every posting pending more than the window of business days on `cmd.date` expires."""
+    for party in uow.posting_parties():
+        party.expire(cmd.date, uow.trade_window, cmd.id)
+    return []
+
+
 HANDLERS: dict[type[c.Model], Handler] = {
     c.RegisterParty: register_party,
     c.Generate: generate,
@@ -172,4 +259,9 @@ HANDLERS: dict[type[c.Model], Handler] = {
     c.Split: split,
     c.ReportObligation: report_obligation,
     c.Invalidate: invalidate,
+    c.Sell: sell,
+    c.Buy: buy,
+    c.CancelTrade: cancel_trade,
+    c.DenyTrade: deny_trade,
+    c.ExpireTrades: expire_trades,
 }

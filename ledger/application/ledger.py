@@ -33,6 +33,7 @@ from ledger.infrastructure.heads import Head
 from ledger.infrastructure.invalidation_index import InvalidationIndex
 from ledger.infrastructure.retry import RETRY
 from ledger.infrastructure.settings import store_env, store_folder
+from ledger.infrastructure.settings import trade_window as trade_window_setting
 
 CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
 #: how a failing store shows itself: the library's errors (it wraps sqlite3's and psycopg's
@@ -71,9 +72,12 @@ class Ledger:
     def __init__(
         self, data: str | os.PathLike[str] | None = None, *, store: str | None = None,
         env: dict[str, str] | None = None, key: KeySource = None,
+        trade_window: int | None = None,
     ) -> None:
         """`key`: the Ed25519 private key (a PEM file or a key) that signs each transaction's
-        head (ledger/infrastructure/heads.py); a store once signed refuses writes without it."""
+        head (ledger/infrastructure/heads.py); a store once signed refuses writes without it.
+        `trade_window`: business days a posting waits before it expires (default 10)."""
+        self._trade_window = trade_window_setting(trade_window)
         try:
             self._app = open_app({**store_env(data, store), **(env or {})})
             self.signer = use_key(self._app, key)
@@ -166,7 +170,7 @@ class Ledger:
             position = self.position()
             uow = UnitOfWork(  # the command id is looked up only if the first save fails
                 self._app, optimistic=attempt == 0, cache=self._cache_for(position),
-                opened=self._opened.up_to(position),
+                opened=self._opened.up_to(position), trade_window=self._trade_window,
             )
             try:
                 outcome = handle(uow, parsed)
@@ -242,7 +246,7 @@ class Ledger:
         position = self.position()
         uow = UnitOfWork(
             self._app, optimistic=True, cache=self._cache_for(position),
-            opened=self._opened.up_to(position),
+            opened=self._opened.up_to(position), trade_window=self._trade_window,
         )
         results = []
         for number, command in batch:

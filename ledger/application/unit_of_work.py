@@ -21,6 +21,8 @@ from ledger.domain.rin import BatchId, RinBlock
 from ledger.infrastructure.command_records import CommandRecord
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.invalidation_index import InvalidationIndex
+from ledger.infrastructure.notification_pages import notifications
+from ledger.infrastructure.settings import TRADE_WINDOW
 from ledger.rules import s1428_rins as r1428
 
 
@@ -29,9 +31,11 @@ class UnitOfWork:
 
     def __init__(
         self, app: LedgerApp, *, optimistic: bool = False, cache: dict[UUID, Any] | None = None,
-        opened: InvalidationIndex | None = None,
+        opened: InvalidationIndex | None = None, trade_window: int = TRADE_WINDOW,
     ) -> None:
         self.app = app
+        #: business days a posting may wait before `expire_trades` ends it (§80.1452(c))
+        self.trade_window = trade_window
         self.optimistic = optimistic
         # A ledger passing its cache also drops from the repository's cache what a failed unit
         # changed, so this unit may use the repository's objects without a copy.
@@ -110,6 +114,20 @@ class UnitOfWork:
         if cached is not None:
             return cached
         return self.app.repository.get(aggregate_id, deepcopy_from_cache=self.copy)
+
+    def posting_parties(self) -> list[Party]:
+        """Every party that ever posted a sell or buy (§80.1452): those the log names, and those
+        this transaction made post (not in the log yet)."""
+        found = {UUID(str(n.originator_id)) for n in notifications(
+            self.app.recorder, topics=[Party.TradePosted.TOPIC])}
+        found.update(p.id for p in self.parties.values() if p is not None and p.trades.postings)
+        parties = []
+        for party_key in sorted(found):
+            known = next((p for p in self.parties.values() if p is not None and p.id == party_key),
+                         None)
+            party = known or self.party(self.load(party_key).party_id)
+            parties.append(self.touch(party))
+        return parties
 
     def registered(self, party_id: str, field_name: str) -> Party:
         """The party, which must be registered to own RINs (§80.1428(b)(2))."""

@@ -1,6 +1,6 @@
 """The `rin` report commands over the read models (`projections`): holdings, quarterly,
-compliance, trace, invalid, ptd and project (verify is in ledger/cli/trust.py), each printing
-the columns its read model declares. Each report brings the views up to date first."""
+compliance, trace, invalid, ptd, trades and project (verify is in ledger/cli/trust.py), each
+printing the columns its read model declares. Each report brings the views up to date first."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from projections import (
     invalid,
     lineage,
     quarterly,
+    trades,
     transfer_documents,
 )
 
@@ -120,6 +121,27 @@ def ptd(
     """Transfers and their PTDs §80.1428(a)(6), §80.1453(a): `--missing` lists those without."""
     show(ctx, lambda views: views.ptd(party, missing), transfer_documents.COLUMNS, as_json, as_csv,
          "Transfers without a PTD" if missing else "PTDs")
+
+
+@app.command("trades")
+def trades_report(
+    ctx: typer.Context,
+    party: Annotated[str | None, typer.Option(
+        "--party", help="4-digit company id, as poster or partner")] = None,
+    status: Annotated[str | None, typer.Option(
+        "--status", help=f"one of {', '.join(trades.STATUSES)}")] = None,
+    as_json: JsonOpt = False,
+    as_csv: CsvOpt = False,
+) -> None:
+    """EMTS postings §80.1452(c): every sell and buy and its status."""
+    party = arguments.party(party)
+    if status is not None and status not in trades.STATUSES:
+        raise typer.BadParameter(
+            f"a status is one of {', '.join(trades.STATUSES)}, got {status[:40]!r}",
+            param_hint="--status")
+    with open_views(ctx) as views:
+        rows = views.trades(party, status)
+    emit(rows, trades.COLUMNS, as_json, as_csv, "Trades")
 
 
 @app.command()

@@ -157,6 +157,70 @@ class Split(Dated):
     sizes: Annotated[list[Count], Field(min_length=2, max_length=1000)]
 
 
+Price = Annotated[Decimal, Field(ge=0, max_digits=18), AmountText]
+
+
+class TradePosting(Dated):
+    """What a sell and a buy share (design.md "Release 2"): the posting's id (its identity,
+    required), the RINs, the fuel volume (K=1), price per gallon-RIN or per gallon of fuel,
+    PTD, broker or agent (§80.1454(a)(3)(ii)), EMTS reason and the partner posting it answers."""
+
+    id: CommandId
+    volume: Gallons | None = None
+    price: Price | None = None
+    gallon_price: Price | None = None
+    ptd: Annotated[Text, Field(max_length=200)] | None = None
+    broker: PartyId | None = None
+    reason: TradeReason = Field(default=TradeReason.STANDARD, description="EMTS buy/sell reason")
+    match: CommandId | None = None
+
+    @model_validator(mode="after")
+    def _one_price(self) -> TradePosting:
+        if self.price is not None and self.gallon_price is not None:
+            raise ValueError("give price (per gallon-RIN) or gallon_price (per gallon), not both")
+        return self
+
+
+class Sell(TradePosting):
+    """The seller's posting: the exact ranges `rins` names are reserved on `date`."""
+
+    type: Literal["sell"] = "sell"
+    party: PartyId
+    to: PartyId
+    rins: RinSelector
+
+
+class Buy(TradePosting):
+    """The buyer's posting: RINs by attributes (`company`/`facility`/`batch` narrow it)."""
+
+    type: Literal["buy"] = "buy"
+    party: PartyId
+    from_: PartyId = Field(alias="from")
+    rins: ByAttributes
+
+
+class CancelTrade(Dated):
+    """The poster withdraws its own pending posting (EMTS 060)."""
+
+    type: Literal["cancel_trade"] = "cancel_trade"
+    party: PartyId
+    trade: CommandId
+
+
+class DenyTrade(Dated):
+    """The partner a pending posting names refuses it (EMTS 050)."""
+
+    type: Literal["deny_trade"] = "deny_trade"
+    party: PartyId
+    trade: CommandId
+
+
+class ExpireTrades(Dated):
+    """Every posting pending longer than the window of business days by `date` expires."""
+
+    type: Literal["expire_trades"] = "expire_trades"
+
+
 class ReportObligation(CommandBase):
     type: Literal["report_obligation"] = "report_obligation"
     party: PartyId
@@ -193,13 +257,14 @@ class Invalidate(Dated):
 
 Command = Annotated[
     RegisterParty | Generate | Transfer | TransferFuel | Separate | Retire | Split
-    | ReportObligation | Invalidate,
+    | ReportObligation | Invalidate | Sell | Buy | CancelTrade | DenyTrade | ExpireTrades,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Command] = TypeAdapter(Command)
 COMMAND_TYPES = (
     "register_party", "generate", "transfer", "transfer_fuel", "separate", "retire", "split",
-    "report_obligation", "invalidate",
+    "report_obligation", "invalidate", "sell", "buy", "cancel_trade", "deny_trade",
+    "expire_trades",
 )
 
 

@@ -9,7 +9,7 @@ forward in time and each gallon-RIN has exactly one owner on every date after it
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from copy import copy
 from datetime import date
 from typing import Any
@@ -137,8 +137,10 @@ class Holdings:
         company: str | None = None,
         facility: str | None = None,
         batch: str | None = None,
+        withheld: Callable[[BlockKey], SerialSet] | None = None,
     ) -> list[RinBlock]:
-        """Choose `quantity` gallon-RINs first-in-first-out among those movable on `on`.
+        """Choose `quantity` gallon-RINs first-in-first-out among those movable on `on`, but
+        those `withheld` (reserved by pending sells, §80.1452(d)).
 
         Oldest vintage, then earliest generation, then lowest serial (EMTS picks FIFO too).
         Returns fewer than asked when not enough are held; the caller refuses then.
@@ -156,6 +158,8 @@ class Holdings:
             if not need:
                 break
             free = self.available(key, on)
+            if withheld is not None:
+                free = free.subtract(withheld(key))
             taken, _ = free.take_lowest(min(need, len(free)))
             need -= len(taken)
             chosen.extend(RinBlock(key, start, end) for start, end in taken)

@@ -19,7 +19,9 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.domain import Aggregate
 
 from ledger.domain import commands as c
+from ledger.domain.business_days import business_days_after
 from ledger.domain.daughters import add_cut, cut
+from ledger.domain.emts import TRADE_REASONS
 from ledger.domain.errors import InputError
 from ledger.domain.fuel_book import FuelBook
 from ledger.domain.holdings import Holdings
@@ -31,12 +33,14 @@ from ledger.domain.party_facts import (
 )
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BlockKey, RinBlock, parse_code
+from ledger.domain.trade_book import Posting, Side, Status, Terms, TradeBook
 from ledger.domain.vocabulary import FuelDirection, Role
 from ledger.rules import s1427_compliance as cmp
 from ledger.rules import s1428_rins as r1428
 from ledger.rules import s1429_separation as sep
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1450_registration as reg
+from ledger.rules import s1452_trades as trd
 from ledger.rules import s1460_prohibited as prh
 from ledger.rules import s1474_replacement as rpl
 from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
@@ -47,6 +51,7 @@ from ledger.rules.s1426 import generation as gen
 from ledger.rules.s1434_retirement import retirement_reason
 
 STANDARD_TRADE = 10  # EMTS buy/sell reason 010, standard trade
+ALL_HELD = 10**15  # a quantity no party holds: a pick of everything held
 PARTY_NAMESPACE = uuid5(NAMESPACE_URL, "https://rin-ledger/party")
 #: how many of a block's gallon-RINs have been found invalid (§80.1431): the invalidation
 #: records are other aggregates, so the application passes this in
@@ -60,7 +65,8 @@ class Party(Aggregate):
     #: 3: `facts` (what the rules read from the past) and years as int keys. A snapshot of an
     #: older version cannot hold the facts, so the snapshot store replays past it
     #: (ledger/infrastructure/snapshot_seal.py); `upcast_v2_v3` serves the audit's comparison.
-    class_version = 3
+    #: 4: `trades`, the party's EMTS postings and the offers made to it (§80.1452).
+    class_version = 4
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -76,6 +82,11 @@ class Party(Aggregate):
         such a snapshot is never loaded to decide a command (it is replayed past)."""
         for name in ("batches_used", "produced", "obligations"):
             state.pop(name, None)
+
+    @staticmethod
+    def upcast_v3_v4(state: dict[str, Any]) -> None:
+        """A v3 state predates EMTS postings: its party had none (§80.1452)."""
+        state["trades"] = TradeBook()
 
     @staticmethod
     @lru_cache(maxsize=16_384)
@@ -173,10 +184,12 @@ class Party(Aggregate):
         """What a trade's two sides share (§80.1428(a)(3)-(4)): exact ranges, fuel, PTD, price.
 
         Version 2 added `trade_reason_code` (EMTS buy/sell reason); v1 events were standard trades.
+        Version 3 added `postings`, the ids of the sell and the buy a two-sided trade completed
+        (§80.1452(c)); None for a fast-path `transfer` and for every earlier event.
         """
 
         TOPIC = "rin_ledger:Party.Transferred"
-        class_version = 2
+        class_version = 3
         effective_date: date
         client_id: str | None
         rins: list[RinBlock]
@@ -184,10 +197,15 @@ class Party(Aggregate):
         ptd: str | None
         price: Decimal | None
         trade_reason_code: int
+        postings: list[str] | None
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["trade_reason_code"] = STANDARD_TRADE
+
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            state["postings"] = None
 
     class TransferredOut(Transferred):
         """RINs (and, with K=1, their fuel) left this party for `to_party`."""
@@ -220,6 +238,69 @@ class Party(Aggregate):
                     add_cut(party.split_cuts, str(after.key.batch_id), after.start)
             if self.volume:
                 party.fuel.receive(self.volume, self.effective_date)
+
+    class TradePosted(Event):
+        """A sell or buy posted to EMTS (§80.1452(c)(6)); a sell's `rins` are the exact ranges it
+        reserves on `effective_date`, a buy's none. `client_id` is the posting's id."""
+
+        TOPIC = "rin_ledger:Party.TradePosted"
+        effective_date: date
+        client_id: str
+        side: Side
+        partner: str
+        d_code: int
+        vintage: int
+        k: int
+        quantity: int
+        volume: Decimal | None
+        company: str | None
+        facility: str | None
+        batch: str | None
+        rins: list[RinBlock]
+        price: Decimal | None
+        gallon_price: Decimal | None
+        ptd: str | None
+        broker: str | None
+        reason_code: int
+        match: str | None
+
+        def apply(self, party: Party) -> None:
+            terms = Terms(self.effective_date, self.d_code, self.vintage, self.k, self.quantity,
+                          self.volume, self.company, self.facility, self.batch)
+            party.trades.post(Posting(
+                self.client_id, Side(self.side), party.party_id, self.partner, terms,
+                tuple(self.rins), self.price, self.gallon_price, self.ptd, self.broker,
+                self.reason_code, self.match,
+            ))
+
+    class TradeOffered(Event):
+        """A posting by `poster` that names this party as partner: kept so the party can deny or
+        answer it. `client_id` is the posting's id."""
+
+        TOPIC = "rin_ledger:Party.TradeOffered"
+        effective_date: date
+        client_id: str
+        poster: str
+
+        def apply(self, party: Party) -> None:
+            party.trades.offers[self.client_id] = self.poster
+
+    class TradeClosed(Event):
+        """A posting of this party ended: completed by `counterpart`, cancelled (EMTS 060),
+        denied (EMTS 050) or expired; a sell's reservation is released (or moved, on
+        completion). `client_id` is the id of the command that closed it, if it had one."""
+
+        TOPIC = "rin_ledger:Party.TradeClosed"
+        effective_date: date
+        client_id: str | None
+        posting: str
+        status: Status
+        reason_code: int | None
+        counterpart: str | None
+
+        def apply(self, party: Party) -> None:
+            party.trades.close(self.posting, Status(self.status), self.effective_date,
+                               self.reason_code, self.counterpart)
 
     class FuelMoved(Event):
         """Renewable fuel received, delivered or produced without RINs.
@@ -367,6 +448,7 @@ class Party(Aggregate):
         self.facts = PartyFacts()
         #: batch identity → first serials of the daughters this party knows (§80.1428(d))
         self.split_cuts: dict[str, list[int]] = {}
+        self.trades = TradeBook()  # EMTS postings and offers (§80.1452)
 
     @property
     def batches_used(self) -> dict[int, list[str]]:
@@ -515,16 +597,30 @@ class Party(Aggregate):
             held = self.holdings.held_gallon_rins(block, on) if key else 0
             r1428.check_held(block.gallon_rins, held, selector.code, on.isoformat(), "rins.code")
             r1428.check_not_parent(block, self.split_cuts, "rins.code")
+            trd.check_unreserved(selector.code, self.trades.reserving(block), "rins.code")
             return [block]
-        blocks = cut(self.holdings.pick_fifo(
-            on, selector.quantity, d_code=selector.d_code, vintage=selector.vintage,
-            k=selector.k, company=selector.company, facility=selector.facility,
-            batch=selector.batch,
-        ), self.split_cuts)
+        reserved = self.trades.reserved if self.trades.open else None
+        blocks = self.pick(selector, on, reserved)
         held = sum(b.gallon_rins for b in blocks)
         what = f"D{selector.d_code} vintage {selector.vintage} K={selector.k}"
+        if held < selector.quantity and reserved is not None:
+            everything = selector.model_copy(update={"quantity": ALL_HELD})
+            owned = sum(b.gallon_rins for b in self.pick(everything, on, None))
+            r1428.check_held(selector.quantity, owned, what, on.isoformat(), "rins.quantity")
+            trd.check_unreserved_quantity(
+                what, selector.quantity, held, owned - held, on.isoformat(), "rins.quantity"
+            )
         r1428.check_held(selector.quantity, held, what, on.isoformat(), "rins.quantity")
         return blocks
+
+    def pick(self, selector: c.ByAttributes, on: date,
+             withheld: Callable[[BlockKey], SerialSet] | None) -> list[RinBlock]:
+        """First-in-first-out among what is held on `on`, but `withheld`; daughters apart."""
+        return cut(self.holdings.pick_fifo(
+            on, selector.quantity, d_code=selector.d_code, vintage=selector.vintage,
+            k=selector.k, company=selector.company, facility=selector.facility,
+            batch=selector.batch, withheld=withheld,
+        ), self.split_cuts)
 
     def replacement_rins(self, blocks: list[RinBlock]) -> list[RinBlock]:
         """The K=2 blocks separated under §80.1429(b)(10); only when `blocks` hold K=2 RINs
@@ -543,33 +639,143 @@ class Party(Aggregate):
         """Sell the RINs `selector` names (and, with K=1, their fuel) to `to_party`."""
         r1428.check_not_self(self.party_id, to_party)
         blocks = self.select(selector, on)
+        self.check_deliverable(blocks, on, invalid_in, volume)
+        self.trigger_event(
+            self.TransferredOut, effective_date=on, client_id=client_id, rins=blocks,
+            volume=volume, ptd=ptd, price=price, trade_reason_code=reason_code,
+            to_party=to_party, postings=None,
+        )
+        return blocks
+
+    def check_deliverable(self, blocks: list[RinBlock], on: date, invalid_in: InvalidIn,
+                          volume: Decimal | None, *, besides: str | None = None) -> None:
+        """What every trade checks of the RINs it delivers (§80.1428(a), §80.1460(b)(2)): valid,
+        not replacement RINs, K=1 with no more than 2.5 per gallon of fuel the party owns;
+        `besides`: a sell whose own reserved fuel this delivery is."""
         for b in blocks:
             prh.check_transferable(invalid_in(b), b.code)
         sep.check_replacement_use(self.replacement_rins(blocks), blocks, "transferred")
         if blocks[0].key.k == 1:
             r1428.check_assigned_transfer(sum(b.gallon_rins for b in blocks), volume)
         if volume:
-            self.check_fuel(volume, on)
-        self.trigger_event(
-            self.TransferredOut, effective_date=on, client_id=client_id, rins=blocks,
-            volume=volume, ptd=ptd, price=price, trade_reason_code=reason_code,
-            to_party=to_party,
-        )
-        return blocks
+            self.check_fuel(volume, on, besides=besides)
 
     def receive(
         self, from_party: str, blocks: list[RinBlock], on: date, *, volume: Decimal | None,
         ptd: str | None, price: Decimal | None, reason_code: int, client_id: str | None,
+        postings: list[str] | None = None,
     ) -> None:
         """The buyer's side of a trade `from_party` made: the same exact ranges."""
         self.trigger_event(
             self.TransferredIn, effective_date=on, client_id=client_id, rins=blocks,
             volume=volume, ptd=ptd, price=price, trade_reason_code=reason_code,
-            from_party=from_party,
+            from_party=from_party, postings=postings,
         )
 
-    def check_fuel(self, volume: Decimal, on: date) -> None:
-        r1428.check_fuel_owned(volume, self.fuel.available(on), self.party_id, on.isoformat())
+    def check_fuel(self, volume: Decimal, on: date, *, besides: str | None = None) -> None:
+        """The party owns `volume` gallons on `on` and later (§80.1428(a)), beyond what its
+        pending sells but `besides` reserve (§80.1452(d))."""
+        owned = self.fuel.available(on)
+        r1428.check_fuel_owned(volume, owned, self.party_id, on.isoformat())
+        if self.trades.open:
+            reserved = self.trades.reserved_volume(besides=besides)
+            trd.check_unreserved_fuel(self.party_id, volume, owned - reserved, reserved,
+                                      on.isoformat())
+
+    # -- EMTS postings (§80.1452) -------------------------------------------------------------
+
+    def post_sell(self, cmd: c.Sell, invalid_in: InvalidIn, *,
+                  narrowed: c.RinSelector | None = None) -> Posting:
+        """Post a sell: the exact ranges `cmd.rins` (or `narrowed`, the same pick narrowed to the
+        batch a buy names) names on `cmd.date` are checked as a transfer's and reserved."""
+        r1428.check_not_self(self.party_id, cmd.to)
+        blocks = self.select(narrowed or cmd.rins, cmd.date)
+        self.check_deliverable(blocks, cmd.date, invalid_in, cmd.volume)
+        key = blocks[0].key
+        named = cmd.rins if isinstance(cmd.rins, c.ByAttributes) else key
+        return self._post(cmd, Side.SELL, cmd.to, Terms(
+            cmd.date, key.d_code, key.vintage, key.k, sum(b.gallon_rins for b in blocks),
+            cmd.volume, named.company, named.facility, named.batch,
+        ), blocks)
+
+    def post_buy(self, cmd: c.Buy) -> Posting:
+        """Post a buy: what the buyer asks for, by attributes (§80.1452(c)(3)-(c)(11))."""
+        r1428.check_not_self(self.party_id, cmd.from_)
+        rins = cmd.rins
+        if rins.k == 1:
+            r1428.check_assigned_transfer(rins.quantity, cmd.volume)
+        return self._post(cmd, Side.BUY, cmd.from_, Terms(
+            cmd.date, rins.d_code, rins.vintage, rins.k, rins.quantity, cmd.volume,
+            rins.company, rins.facility, rins.batch,
+        ), [])
+
+    def _post(self, cmd: c.Sell | c.Buy, side: Side, partner: str, terms: Terms,
+              blocks: list[RinBlock]) -> Posting:
+        self.trigger_event(
+            self.TradePosted, effective_date=cmd.date, client_id=cmd.id, side=side,
+            partner=partner, d_code=terms.d_code, vintage=terms.vintage, k=terms.k,
+            quantity=terms.quantity, volume=terms.volume, company=terms.company,
+            facility=terms.facility, batch=terms.batch, rins=blocks, price=cmd.price,
+            gallon_price=cmd.gallon_price, ptd=cmd.ptd, broker=cmd.broker,
+            reason_code=TRADE_REASONS[cmd.reason], match=cmd.match,
+        )
+        return self.trades.postings[cmd.id]
+
+    def offered(self, posting: Posting) -> None:
+        """Note `posting`, which names this party as partner (its EMTS inbox)."""
+        self.trigger_event(self.TradeOffered, effective_date=posting.terms.date,
+                           client_id=posting.id, poster=posting.party)
+
+    def candidates(self, side: Side, partner: str) -> list[Posting]:
+        """This party's pending postings of `side` naming `partner`, oldest first."""
+        return [p for p in self.trades.pending() if p.side is side and p.partner == partner]
+
+    def deliver(self, sell: Posting, buy: Posting, invalid_in: InvalidIn) -> list[RinBlock]:
+        """Complete pending `sell` with `buy`: its reserved ranges (and K=1 fuel) leave for the
+        buyer with every check a transfer makes (§80.1428(a), §80.1460(b)(2)), on its date."""
+        blocks, on = list(sell.rins), sell.terms.date
+        self.check_deliverable(blocks, on, invalid_in, sell.terms.volume, besides=sell.id)
+        self.close(sell.id, Status.COMPLETED, on, None, client_id=buy.id, counterpart=buy.id)
+        self.trigger_event(
+            self.TransferredOut, effective_date=on, client_id=buy.id, rins=blocks,
+            volume=sell.terms.volume, ptd=sell.ptd, price=sell.price,
+            trade_reason_code=sell.reason_code, to_party=sell.partner,
+            postings=[sell.id, buy.id],
+        )
+        return blocks
+
+    def accept(self, buy: Posting, sell: Posting, blocks: list[RinBlock]) -> None:
+        """Complete pending `buy` with `sell`: the exact ranges the seller delivered arrive."""
+        self.close(buy.id, Status.COMPLETED, sell.terms.date, None, client_id=sell.id,
+                   counterpart=sell.id)
+        self.receive(sell.party, blocks, sell.terms.date, volume=sell.terms.volume,
+                     ptd=buy.ptd or sell.ptd, price=buy.price, reason_code=buy.reason_code,
+                     client_id=sell.id, postings=[sell.id, buy.id])
+
+    def close(self, posting: str, status: Status, on: date, reason_code: int | None, *,
+              client_id: str | None, counterpart: str | None = None) -> None:
+        """End a pending posting of this party; a sell's reservation is released with it."""
+        self.trigger_event(self.TradeClosed, effective_date=on, client_id=client_id,
+                           posting=posting, status=status, reason_code=reason_code,
+                           counterpart=counterpart)
+
+    def cancel(self, cmd: c.CancelTrade) -> None:
+        """The poster withdraws its pending posting (EMTS 060, §80.1452(d))."""
+        trd.check_cancel(self.trades.postings.get(cmd.trade), cmd.trade, self.party_id)
+        self.close(cmd.trade, Status.CANCELLED, cmd.date, trd.CANCEL_CODE, client_id=cmd.id)
+
+    def deny(self, cmd: c.DenyTrade) -> None:
+        """The partner a posting of this party names refuses it (EMTS 050, §80.1452(d))."""
+        trd.check_deny(self.trades.postings.get(cmd.trade), cmd.trade, cmd.party)
+        self.close(cmd.trade, Status.DENIED, cmd.date, trd.DENY_CODE, client_id=cmd.id)
+
+    def expire(self, on: date, window: int, client_id: str | None) -> list[str]:
+        """Expire every pending posting more than `window` business days old on `on`."""
+        stale = [p.id for p in self.trades.pending()
+                 if business_days_after(p.terms.date, on) > window]
+        for posting in stale:
+            self.close(posting, Status.EXPIRED, on, None, client_id=client_id)
+        return stale
 
     def move_fuel(
         self, direction: FuelDirection, counterparty: str, volume: Decimal, on: date, *,
@@ -595,6 +801,7 @@ class Party(Aggregate):
         held = self.holdings.held_gallon_rins(parent, cmd.date) if key else 0
         r1428.check_split(parent.gallon_rins, held, cmd.sizes, cmd.rin)
         r1428.check_not_parent(parent, self.split_cuts, "rin")
+        trd.check_unreserved(cmd.rin, self.trades.reserving(parent), "rin")
         daughters, first = [], start
         for size in cmd.sizes:
             daughters.append(RinBlock(parent.key, first, first + size - 1))

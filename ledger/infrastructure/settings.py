@@ -23,6 +23,9 @@ VIEWS_FILE = "views.sqlite"
 # Aggregates kept in memory between commands; fast-forwarded from the store on each use, so
 # another writer's events are never missed (about the number of parties in the market).
 AGGREGATE_CACHE_MAXSIZE = "5000"
+#: business days an EMTS posting waits before `expire_trades` ends it (EMTS practice; §80.1452(c)
+#: gives a buyer 10 business days to report); `Ledger(trade_window=…)` or RIN_TRADE_WINDOW
+TRADE_WINDOW = 10
 #: needs psycopg
 POSTGRES_RECORDER_TOPIC = "ledger.infrastructure.postgres_recorder:LedgerPostgresRecorder"
 
@@ -43,6 +46,14 @@ def store_folder(env: dict[str, Any]) -> Path:
     (which has none) the data folder, where the read models and keys go."""
     events = env.get("SQLITE_DBNAME")
     return Path(events).parent if events else data_folder()
+
+
+def trade_window(window: int | None = None) -> int:
+    """The posting window in business days: `window`, else RIN_TRADE_WINDOW, else 10."""
+    chosen = window if window is not None else int(os.environ.get("RIN_TRADE_WINDOW", TRADE_WINDOW))
+    if chosen < 0:
+        raise ValueError(f"the trade window is a number of business days, not {chosen}")
+    return chosen
 
 
 def store_env(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from copy import deepcopy
+from dataclasses import asdict
 from datetime import date
 from decimal import Decimal
 from functools import lru_cache
@@ -27,6 +28,7 @@ from ledger.domain.party_facts import (
 )
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BatchId, BlockKey, RinBlock, parse_code
+from ledger.domain.trade_book import Posting, Side, Status, Terms, TradeBook
 from ledger.rules.s1425_rin import check_serials
 
 
@@ -186,9 +188,37 @@ class FuelBookAsRecords(Transcoding):
         return FuelBook((date.fromisoformat(on), Decimal(delta)) for on, delta in data)
 
 
+class TradeBookAsRecords(Transcoding):
+    """A party's postings as one record each (Decimals and dates by their own transcodings),
+    and its offers as posting id → poster (§80.1452)."""
+
+    type = TradeBook
+    name = "trade_book"
+
+    def encode(self, obj: TradeBook) -> dict[str, Any]:
+        return {
+            "postings": [[p.id, str(p.side), p.party, p.partner, asdict(p.terms), list(p.rins),
+                          p.price, p.gallon_price, p.ptd, p.broker, p.reason_code, p.match,
+                          str(p.status), p.closed_on, p.closing_reason_code, p.counterpart]
+                         for p in obj.postings.values()],
+            "offers": obj.offers,
+        }
+
+    def decode(self, data: dict[str, Any]) -> TradeBook:
+        postings = {}
+        for (posting_id, side, party, partner, terms, rins, price, gallon_price, ptd, broker,
+             reason_code, match, status, closed_on, closing_code, counterpart) in data["postings"]:
+            postings[posting_id] = Posting(
+                posting_id, Side(side), party, partner, Terms(**terms), tuple(rins), price,
+                gallon_price, ptd, broker, reason_code, match, Status(status), closed_on,
+                closing_code, counterpart,
+            )
+        return TradeBook(postings, dict(data["offers"]))
+
+
 def register_transcodings(transcoder: JSONTranscoder) -> None:
     for transcoding in (DateAsISO(), RinBlockAsCode(), HoldingsAsRecords(), FuelBookAsRecords(),
-                        *FACTS_TRANSCODINGS):
+                        TradeBookAsRecords(), *FACTS_TRANSCODINGS):
         transcoder.register(transcoding)
 
 

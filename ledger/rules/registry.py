@@ -21,6 +21,7 @@ from ledger.rules import (
     s1431_invalid,
     s1434_retirement,
     s1450_registration,
+    s1452_trades,
     s1460_prohibited,
     s1474_replacement,
 )
@@ -30,7 +31,7 @@ from ledger.rules.s1426 import delayed, eligibility, generation
 SECTION_MODULES: tuple[ModuleType, ...] = (
     s1405_standards, s1407_obligations, s1415_equivalence, s1425_rin, generation, eligibility,
     delayed, s1427_compliance, s1428_rins, s1429_separation, s1431_invalid, s1434_retirement,
-    s1450_registration, s1460_prohibited, s1474_replacement,
+    s1450_registration, s1452_trades, s1460_prohibited, s1474_replacement,
 )
 
 

@@ -31,6 +31,11 @@ NEVER_RECORDED = {
 #: BatchInvalidation events as well as every Party event
 FINDING = {"type": "invalidate", "id": "inv-1", "date": "2024-12-01", "reason": "duplicate",
            "rin": "12024100120001000011060000000100001000"}
+#: a two-sided trade (§80.1452): 3001 sells 10 separated D6 to 3002, which buys them
+TRADE = [{"type": "sell", "id": "sell-1", "date": "2024-12-31", "party": "3001", "to": "3002",
+          "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}},
+         {"type": "buy", "id": "buy-1", "date": "2024-12-31", "party": "3002", "from": "3001",
+          "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}}]
 
 
 def event_classes(aggregate: type[Any]) -> set[type[Any]]:
@@ -50,7 +55,7 @@ def test_a_market_records_only_classes_with_a_kind(tmp_path: Path) -> None:
     """The classes left out above are indeed never in the log: a whole market, a split and a
     finding record only classes that have a kind, and every one of those."""
     with Ledger(tmp_path) as ledger:
-        results = list(ledger.apply_many([*small_market(), FINDING]))
+        results = list(ledger.apply_many([*small_market(), FINDING, *TRADE]))
         assert {r.status for r in results} == {"applied"}, [r.error for r in results][-1]
         recorded = {type(logged.event) for logged in ledger.log.events()}
     assert set(EVENT_KINDS) <= recorded

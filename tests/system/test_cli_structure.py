@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from ledger import Ledger
 from ledger.cli.main import app
-from projections import holdings, quarterly
+from projections import holdings, quarterly, trades
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND_MODULES = ("apply", "demo", "reports", "trust")
@@ -28,7 +28,7 @@ def test_every_command_in_the_order_help_lists_them() -> None:
     assert isinstance(group, typer.core.TyperGroup)
     assert list(group.commands) == [
         "apply", "demo", "holdings", "quarterly", "compliance", "trace", "invalid", "ptd",
-        "project", "keygen", "verify",
+        "trades", "project", "keygen", "verify",
     ]
 
 
@@ -76,7 +76,11 @@ def test_the_table_and_csv_columns_are_the_read_models(tmp_path: Path) -> None:
     assert header("holdings") == holdings.COLUMNS == [
         "party", "d_code", "vintage", "k", "gallon_rins"]
     assert header("holdings", "--blocks") == holdings.BLOCK_COLUMNS == [
-        "party", "rin", "d_code", "vintage", "k", "gallon_rins"]
+        "party", "rin", "d_code", "vintage", "k", "gallon_rins", "reserved"]
+    assert header("trades") == trades.COLUMNS == [  # design.md "trades" rows, then the rest
+        "id", "side", "party", "partner", "status", "date", "d_code", "vintage", "k",
+        "quantity", "volume", "match", "price", "gallon_price", "reason", "broker", "ptd",
+        "closed_on", "closing_reason", "counterpart"]
     assert header("quarterly", "--year", "2024") == quarterly.COLUMNS == [
         "party", "date", "assigned_rins", "volume", "limit", "excess", "ok"]
     rows = json.loads(runner.invoke(app, ["--data", str(tmp_path), "holdings", "--json"]).stdout)

@@ -40,7 +40,8 @@ COVERED = {
     "DELAYED-RETIRE-YEAR", "DELAYED-EQUALS-RETIRED", "DELAYED-ONE-DATE", "DELAYED-RETIRE-D6",
     "DELAYED-RETIRE-FIRST", "GEN-HEATING-OIL-AFFIDAVIT", "GEN-FOOD-NONCELLULOSIC",
     "GEN-R-METHOD-C", "SPLIT-PARENT", "GEN-IMPORT-FOREIGN", "GEN-SEPARATED-OIL",
-    "GEN-SEPARATED-SUGAR", "GEN-NEW-FACILITY-YEAR", "SEP-REPLACEMENT-ONLY",
+    "GEN-SEPARATED-SUGAR", "GEN-NEW-FACILITY-YEAR", "SEP-REPLACEMENT-ONLY", "TRADE-RESERVED",
+    "TRADE-MATCH", "TRADE-MATCH-PENDING", "TRADE-CANCEL", "TRADE-DENY",
 }
 #: No line can break these: the command model's typed fields (`rvo` values `int >= 0`,
 #: `gasoline_volume`/`diesel_volume` finite `Decimal >= 0`) refuse the line as a format error first.
