@@ -20,6 +20,10 @@ DataOpt = Annotated[Path | None, typer.Option(
 StoreOpt = Annotated[str | None, typer.Option(
     "--store", envvar=settings.STORE_VARIABLE, help="postgresql://… event store"
 )]
+WindowOpt = Annotated[int | None, typer.Option(
+    "--trade-window", envvar=settings.TRADE_WINDOW_VARIABLE, min=0,
+    help=f"business days a trade posting waits before it expires (default {settings.TRADE_WINDOW})"
+)]
 KeyOpt = Annotated[
     Path | None, typer.Option("--key", envvar="RIN_KEY", help="Ed25519 private key (rin keygen)"
                               " that signs each transaction's head")
@@ -35,9 +39,10 @@ for commands in (apply.app, demo.app, reports.app, trust.app):  # in the order h
 
 @app.callback()
 def main_options(ctx: typer.Context, data: DataOpt = None, store: StoreOpt = None,
-                 key: KeyOpt = None) -> None:
+                 key: KeyOpt = None, trade_window: WindowOpt = None) -> None:
     """rin-ledger: an event-sourced ledger of RINs under 40 CFR 80 Subpart M."""
-    ctx.obj = Options(data_folder(settings.data_folder(data)), store_url(store), key)
+    ctx.obj = Options(data_folder(settings.data_folder(data)), store_url(store), key,
+                      trade_window)
 
 
 def main() -> None:

@@ -21,11 +21,13 @@ err = Console(stderr=True)
 @dataclass(frozen=True)
 class Options:
     """Where the ledger lives and who signs: the data folder (SQLite store, views, head file),
-    a PostgreSQL URL if the events live there, and the Ed25519 key signing each head."""
+    a PostgreSQL URL if the events live there, the Ed25519 key signing each head, and the
+    business days a trade posting waits before it expires."""
 
     data: Path
     store: str | None = None
     key: Path | None = None
+    trade_window: int | None = None
 
 
 def options(ctx: typer.Context) -> Options:
@@ -40,6 +42,6 @@ def open_ledger(chosen: Options, note: str = "") -> Iterator[Ledger]:
     """The ledger on the chosen store (signing with the chosen key); a store failure inside
     exits 3 saying what failed (and `note`)."""
     with store_failures_exit(err, note), Ledger(
-        chosen.data, store=chosen.store, key=chosen.key
+        chosen.data, store=chosen.store, key=chosen.key, trade_window=chosen.trade_window
     ) as ledger:
         yield ledger

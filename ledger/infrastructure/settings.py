@@ -16,6 +16,7 @@ from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
 
 #: the environment variables that name the data folder and the store (`--data`, `--store`)
 DATA_VARIABLE, STORE_VARIABLE = "RIN_DATA", "RIN_STORE"
+TRADE_WINDOW_VARIABLE = "RIN_TRADE_WINDOW"
 #: the data folder when neither `--data` nor RIN_DATA names one
 DEFAULT_DATA = "./rin-data"
 EVENTS_FILE = "events.sqlite"
@@ -49,11 +50,17 @@ def store_folder(env: dict[str, Any]) -> Path:
 
 
 def trade_window(window: int | None = None) -> int:
-    """The posting window in business days: `window`, else RIN_TRADE_WINDOW, else 10."""
-    chosen = window if window is not None else int(os.environ.get("RIN_TRADE_WINDOW", TRADE_WINDOW))
-    if chosen < 0:
-        raise ValueError(f"the trade window is a number of business days, not {chosen}")
-    return chosen
+    """The posting window in business days: `window`, else RIN_TRADE_WINDOW, else 10; a
+    value that is not a whole number of days from 0 up is refused, naming where it came from."""
+    if window is None:
+        given = os.environ.get(TRADE_WINDOW_VARIABLE, str(TRADE_WINDOW))
+        if not (given.isascii() and given.isdigit()):
+            raise ValueError(f"{TRADE_WINDOW_VARIABLE} is a number of business days (0 or more), "
+                             f"not {given[:40]!r}")
+        return int(given)
+    if window < 0:
+        raise ValueError(f"the trade window is a number of business days, not {window}")
+    return window
 
 
 def store_env(
