@@ -11,6 +11,7 @@ The market: 1001 generates 10,000 gallons of ethanol on 2 January 2024 (EV 1.0, 
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 from datetime import date
 from pathlib import Path
@@ -158,6 +159,25 @@ def test_a_back_dated_spend_within_a_closed_reservations_life_is_refused(ledger:
     clean(ledger)
 
 
+@pytest.mark.parametrize("close", [
+    {"type": "deny_trade", "id": "D1", "date": "2024-01-12", "party": "3001", "trade": "S1"},
+    {"type": "expire_trades", "id": "E1", "date": "2024-02-01"},
+], ids=["denied", "expired"])
+def test_a_back_dated_spend_within_a_denied_or_expired_reservation_is_refused(
+        ledger: Ledger, close: dict[str, Any]) -> None:
+    ok(ledger, sell("S1", 4_000), close)
+    refused(ledger, {"type": "retire", "id": "x1", "date": "2024-01-08", "party": "2001",
+                     "reason": "spill", "rins": {"code": CODE.format(1, 10)}},
+            "TRADE-RESERVED")
+    clean(ledger)
+
+
+def test_a_sell_dated_before_the_seller_held_the_rins_is_refused(ledger: Ledger) -> None:
+    """2001 received serials 1..10,000 on 2 January 2024; a sell dated 1 January has nothing to
+    reserve (holdings on the date, §80.1452)."""
+    refused(ledger, sell("S1", 100, on="2024-01-01"))
+
+
 def test_a_back_dated_sell_cannot_reserve_rins_already_gone(ledger: Ledger) -> None:
     """Serials 1..10,000 all leave 2001 on the 8th; a sell dated the 5th sent afterwards would
     reserve ranges that left while reserved."""
@@ -191,11 +211,49 @@ def test_k1_sell_without_volume_or_above_2_5_per_gallon_is_refused(ledger: Ledge
     clean(ledger)
 
 
+def test_a_sell_answering_a_buy_cannot_pick_reserved_rins(ledger: Ledger) -> None:
+    ok(ledger, sell("S1", 10_000), buy("B1", 100))  # B1 disagrees with S1 (quantity): waits
+    refused(ledger, sell("S2", 100, match="B1"), "TRADE-RESERVED")
+    assert status(ledger, "3001", "B1") is Status.PENDING
+    clean(ledger)
+
+
+def test_one_file_reserving_then_spending_the_same_range(tmp_path: Path) -> None:
+    """`rin apply` of one file: the sell's reservation holds for the later lines of the same
+    batch; the transfer and the second sell of those serials are refused, the rest applied."""
+    lines = [*market(), sell("S1", 4_000),
+             {"type": "transfer", "id": "x1", "date": "2024-01-08", "from": "2001",
+              "to": "1001", "rins": {"code": CODE.format(1, 10)}, "volume": 10},
+             {**sell("S2", 10), "rins": {"code": CODE.format(3_991, 4_000)}},
+             {**sell("S3", 10), "rins": {"code": CODE.format(4_001, 4_010)}}]
+    source = tmp_path / "trades.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    data = tmp_path / "d"
+    applied = rin(data, "apply", str(source))
+    assert applied.exit_code == 1, applied.output
+    assert "Traceback" not in applied.output
+    with Ledger(data) as ledger:
+        postings = ledger.party("2001").trades.postings
+        assert sorted(postings) == ["S1", "S3"]
+        assert ledger.party("1001").holdings.totals() == {}
+        clean(ledger)
+    assert rin(data, "verify").exit_code == 0
+
+
+def test_rin_trades_party_matches_poster_or_partner(ledger: Ledger) -> None:
+    ok(ledger, sell("S1", 100), buy("B1", 50))
+    views = Views(ledger)
+    assert [r["id"] for r in views.trades(party="3001")] == ["S1", "B1"]
+    assert [r["id"] for r in views.trades(party="2001")] == ["S1", "B1"]
+    assert views.trades(party="1001") == []
+    assert [r["id"] for r in views.trades(status="pending", party="3001")] == ["S1", "B1"]
+
+
 # --- matching -----------------------------------------------------------------------------------
 
 def test_a_match_differing_in_every_field_names_every_field(tmp_path: Path) -> None:
     with Ledger(tmp_path / "d") as ledger:
-        ok(ledger, *market(), *market(2023)[3:4])
+        ok(ledger, *market(), {**market(2023)[3], "id": "g23"})
         ok(ledger, {"type": "transfer", "id": "t23", "date": "2023-01-02", "from": "1001",
                     "to": "2001", "rins": {"d_code": 6, "vintage": 2023, "k": 1,
                                            "quantity": 10_000}, "volume": 10_000})
@@ -340,13 +398,27 @@ def test_an_expired_posting_cannot_be_completed_by_a_late_answer(ledger: Ledger)
     clean(ledger)
 
 
-def test_the_window_setting_from_the_environment(tmp_path: Path) -> None:
-    with Ledger(tmp_path / "d", env={"RIN_TRADE_WINDOW": "2"}) as ledger:
+def test_the_window_setting_from_the_environment(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RIN_TRADE_WINDOW", "2")
+    with Ledger(tmp_path / "d") as ledger:
         ok(ledger, *market(), sell("S1", 100))  # Friday 5 January 2024
         ok(ledger, {"type": "expire_trades", "id": "E1", "date": "2024-01-09"})
         assert status(ledger, "2001", "S1") is Status.PENDING
         ok(ledger, {"type": "expire_trades", "id": "E2", "date": "2024-01-10"})
         assert status(ledger, "2001", "S1") is Status.EXPIRED
+
+
+@pytest.mark.parametrize("window", ["abc", "-1"])
+def test_a_bad_window_setting_is_a_clear_error_not_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, window: str) -> None:
+    """A careless operator's RIN_TRADE_WINDOW: the command line names it and exits 2."""
+    with Ledger(tmp_path / "d") as ledger:
+        ok(ledger, *market())
+    monkeypatch.setenv("RIN_TRADE_WINDOW", window)
+    result = rin(tmp_path / "d", "trades")
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    assert "RIN_TRADE_WINDOW" in result.output
 
 
 # --- idempotency --------------------------------------------------------------------------------
@@ -406,6 +478,11 @@ RACES = {
     "complete-cancel": [buy("B1", 100, match="S1"),
                         {"type": "cancel_trade", "id": "C1", "date": "2024-01-06",
                          "party": "2001", "trade": "S1"}],
+    "sell-sell": [{**sell("S2", 10), "rins": {"code": CODE.format(101, 110)}},
+                  {**sell("S3", 10), "rins": {"code": CODE.format(101, 110)}}],
+    "sell-transfer": [{**sell("S2", 10), "rins": {"code": CODE.format(101, 110)}},
+                      {"type": "transfer", "id": "x1", "date": "2024-01-05", "from": "2001",
+                       "to": "1001", "rins": {"code": CODE.format(101, 110)}, "volume": 10}],
     "cancel-deny": [{"type": "deny_trade", "id": "D1", "date": "2024-01-06", "party": "3001",
                      "trade": "S1"},
                     {"type": "cancel_trade", "id": "C1", "date": "2024-01-06",
@@ -431,8 +508,13 @@ def test_two_processes_on_one_posting_exactly_one_wins(tmp_path: Path, race: str
         assert process.exitcode == 0
     assert sorted(s for _, s, _ in results) == ["applied", "rejected"], results
     with Ledger(data) as ledger:
-        final = status(ledger, "2001", "S1")
-        assert final is not Status.PENDING
-        held = ledger.party("3001").holdings.totals()
-        assert held == ({(6, 2024, 1): 100} if final is Status.COMPLETED else {})
+        if race.startswith("sell-"):  # serials 101..110: reserved once, or moved, not both
+            postings = ledger.party("2001").trades.postings
+            moved = ledger.party("1001").holdings.totals().get((6, 2024, 1), 0)
+            assert len(postings) - 1 + moved // 10 == 1, (sorted(postings), moved)
+        else:
+            final = status(ledger, "2001", "S1")
+            assert final is not Status.PENDING
+            held = ledger.party("3001").holdings.totals()
+            assert held == ({(6, 2024, 1): 100} if final is Status.COMPLETED else {})
         clean(ledger)
