@@ -20,8 +20,12 @@ from typing import Any
 import pytest
 
 from ledger import Ledger
+from ledger.domain.commands import validate_command
+from ledger.domain.party import Party
 from ledger.domain.trade_book import Status
 from projections import Views
+from projections.facts import Fact
+from projections.invariants import Replay
 
 from .attacker import rin
 
@@ -518,3 +522,24 @@ def test_two_processes_on_one_posting_exactly_one_wins(tmp_path: Path, race: str
             held = ledger.party("3001").holdings.totals()
             assert held == ({(6, 2024, 1): 100} if final is Status.COMPLETED else {})
         clean(ledger)
+
+
+# --- verify's replay ----------------------------------------------------------------------------
+
+def test_verify_finds_a_back_dated_move_inside_a_closed_reservation() -> None:
+    """Events the rules should refuse, made by hand: reserved 5-12 January, then a transfer
+    dated the 8th of the reserved serials, stored after the cancellation. `verify`'s replay
+    must see that the range left while reserved (reservations are held, §80.1452)."""
+    seller = Party.register("1001", "Prairie", ["producer"], ["20001"])
+    seller.generate(validate_command(market()[3]))
+    posted = seller.post_sell(validate_command({**sell("S1", 100), "party": "1001",
+                                                "to": "2001"}), lambda b: 0)
+    block = posted.rins[0]
+    seller.close("S1", Status.CANCELLED, date(2024, 1, 12), 60, client_id="C1")
+    seller.trigger_event(
+        Party.TransferredOut, effective_date=date(2024, 1, 8), client_id=None, rins=[block],
+        volume=None, ptd=None, price=None, trade_reason_code=10, to_party="2001", postings=None)
+    replay = Replay()
+    for number, event in enumerate(seller.collect_events(), 1):
+        replay.run(Fact.of(number, "1001", event))
+    assert any(block.code in p and "reserved" in p for p in replay.problems), replay.problems
