@@ -253,6 +253,26 @@ def test_rin_trades_party_matches_poster_or_partner(ledger: Ledger) -> None:
     assert [r["id"] for r in views.trades(status="pending", party="3001")] == ["S1", "B1"]
 
 
+@pytest.mark.parametrize("line, field", [
+    ({**buy("B1", 10), "rins": {"code": CODE.format(1, 10)}}, "rins"),
+    ({**sell("S1", 0), "volume": 1}, "rins"),
+    (sell("S1", 10, price="-1"), "price"),
+    (sell("S1", 10, reason="not-a-reason"), "reason"),
+    ({"type": "expire_trades", "id": "E1", "date": "2024-02-01", "party": "2001"}, "party"),
+    ({"type": "cancel_trade", "id": "C1", "date": "2024-01-06", "party": "2001"}, "trade"),
+], ids=["buy-by-code", "zero-quantity", "negative-price", "unknown-reason", "expire-party",
+        "cancel-without-trade"])
+def test_careless_postings_are_refused_naming_the_field(ledger: Ledger, line: dict[str, Any],
+                                                        field: str) -> None:
+    result = refused(ledger, line)
+    assert result.field is not None and field in result.field, result
+    assert ledger.party("2001").trades.postings == {}
+
+
+def test_a_match_naming_a_command_that_is_no_posting_is_refused(ledger: Ledger) -> None:
+    refused(ledger, buy("B1", 100, match="t0"), "TRADE-MATCH-PENDING")  # t0 is a transfer
+
+
 # --- matching -----------------------------------------------------------------------------------
 
 def test_a_match_differing_in_every_field_names_every_field(tmp_path: Path) -> None:
