@@ -291,6 +291,26 @@ def test_a_match_differing_in_every_field_names_every_field(tmp_path: Path) -> N
             assert field in result.error, (field, result.error)
 
 
+def test_a_sell_answering_a_buy_naming_a_batch_delivers_that_batch(ledger: Ledger) -> None:
+    """2001 also holds batch 00002 (serials 1..1,000); B1 names it, so the sell answering B1
+    must take 00002's RINs, not the lowest of 00001; a sell naming 00001's code disagrees."""
+    ok(ledger, {"type": "generate", "id": "g2", "date": "2024-01-02", "party": "1001",
+                "facility": "20001", "batch": "00002", "fuel": "ethanol", "d_code": 6,
+                "volume": 1_000},
+       {"type": "transfer", "id": "t2", "date": "2024-01-02", "from": "1001", "to": "2001",
+        "rins": {"d_code": 6, "vintage": 2024, "k": 1, "quantity": 1_000, "batch": "00002",
+                 "company": "1001"}, "volume": 1_000},
+       buy("B1", 100, rins={"d_code": 6, "vintage": 2024, "k": 1, "quantity": 100,
+                            "company": "1001", "facility": "20001", "batch": "00002"}))
+    result = refused(ledger, {**sell("S1", 100, match="B1"),
+                              "rins": {"code": CODE.format(1, 100)}}, "TRADE-MATCH")
+    assert "batch" in result.error
+    ok(ledger, sell("S2", 100, match="B1"))
+    assert [b["rin"] for b in ledger.blocks("3001")] == [
+        "1202410012000100002106{:08d}{:08d}".format(1, 100)]
+    clean(ledger)
+
+
 def test_a_sell_second_completes_the_oldest_agreeing_buy(ledger: Ledger) -> None:
     ok(ledger, buy("B1", 1_000), buy("B2", 1_000), buy("B3", 2_000), sell("S1", 1_000))
     assert [status(ledger, "3001", b) for b in ("B1", "B2", "B3")] == [
