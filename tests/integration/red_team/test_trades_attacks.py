@@ -427,6 +427,17 @@ def test_a_posting_on_a_saturday_counts_from_the_next_business_day(tmp_path: Pat
     expiry_case(tmp_path, 2024, "2024-01-06", "2024-01-22", "2024-01-23")
 
 
+def test_a_posting_on_a_holiday_counts_from_the_next_business_day(tmp_path: Path) -> None:
+    """Monday 15 January 2024 is Martin Luther King Jr. Day: 16-19, 22-26, 29 = ten."""
+    expiry_case(tmp_path, 2024, "2024-01-15", "2024-01-29", "2024-01-30")
+
+
+def test_expiry_skips_the_first_observed_juneteenth_2021(tmp_path: Path) -> None:
+    """Juneteenth (5 U.S.C. 6103(a), from 17 June 2021) fell on a Saturday, observed Friday 18
+    June 2021: from Friday 11 June the days are 14-17, 21-25, 28 June."""
+    expiry_case(tmp_path, 2021, "2021-06-11", "2021-06-28", "2021-06-29")
+
+
 def test_expire_trades_dated_before_a_posting_leaves_it(ledger: Ledger) -> None:
     ok(ledger, sell("S1", 100, on="2024-03-01"),
        {"type": "expire_trades", "id": "E1", "date": "2024-02-01"})
@@ -475,6 +486,19 @@ def test_the_same_posting_re_sent_is_a_duplicate(ledger: Ledger) -> None:
     ok(ledger, buy("B1", 100))
     assert ledger.apply(sell("S1", 100)).status == "duplicate"  # even once completed
     assert ledger.party("3001").holdings.totals() == {(6, 2024, 1): 100}
+    clean(ledger)
+
+
+def test_a_cancel_or_deny_re_sent_is_a_duplicate_and_its_id_not_reusable(ledger: Ledger
+                                                                          ) -> None:
+    cancel = {"type": "cancel_trade", "id": "C1", "date": "2024-01-06", "party": "2001",
+              "trade": "S1"}
+    ok(ledger, sell("S1", 100), cancel)
+    assert ledger.apply(cancel).status == "duplicate"
+    ok(ledger, sell("S2", 100))
+    reused = ledger.apply({**cancel, "trade": "S2"})  # the id C1 for another cancellation
+    assert reused.status == "rejected" and reused.field == "id", reused
+    assert status(ledger, "2001", "S2") is Status.PENDING
     clean(ledger)
 
 
