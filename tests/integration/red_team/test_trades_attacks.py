@@ -176,6 +176,26 @@ def test_a_back_dated_spend_within_a_denied_or_expired_reservation_is_refused(
     clean(ledger)
 
 
+def test_a_back_dated_sell_overlapping_a_closed_reservations_life_is_refused(ledger: Ledger
+                                                                             ) -> None:
+    """S1 reserved serials 1..10 from the 10th to its cancellation on the 12th; a sell of the
+    same serials dated the 5th, sent afterwards, would reserve them twice on 10-11 January."""
+    ok(ledger, {**sell("S1", 10, on="2024-01-10"), "rins": {"code": CODE.format(1, 10)}},
+       {"type": "cancel_trade", "id": "C1", "date": "2024-01-12", "party": "2001",
+        "trade": "S1"})
+    refused(ledger, {**sell("S2", 10, on="2024-01-05"), "rins": {"code": CODE.format(1, 10)}},
+            "TRADE-RESERVED")
+    clean(ledger)
+
+
+def test_a_back_dated_spend_of_rins_a_completed_trade_moved_is_refused(ledger: Ledger
+                                                                       ) -> None:
+    ok(ledger, sell("S1", 100, on="2024-01-10"), buy("B1", 100, on="2024-01-10"))
+    refused(ledger, {"type": "transfer", "id": "x1", "date": "2024-01-08", "from": "2001",
+                     "to": "1001", "rins": {"code": CODE.format(1, 10)}, "volume": 10})
+    clean(ledger)
+
+
 def test_a_sell_dated_before_the_seller_held_the_rins_is_refused(ledger: Ledger) -> None:
     """2001 received serials 1..10,000 on 2 January 2024; a sell dated 1 January has nothing to
     reserve (holdings on the date, §80.1452)."""
