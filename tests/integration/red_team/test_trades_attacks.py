@@ -327,7 +327,7 @@ def test_a_sell_answering_a_buy_naming_a_batch_delivers_that_batch(ledger: Ledge
     assert "batch" in result.error
     ok(ledger, sell("S2", 100, match="B1"))
     assert [b["rin"] for b in ledger.blocks("3001")] == [
-        "1202410012000100002106{:08d}{:08d}".format(1, 100)]
+        "12024100120001000021060000000100000100"]
     clean(ledger)
 
 
