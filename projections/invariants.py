@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import defaultdict
+from dataclasses import dataclass
 from decimal import Decimal
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from sqlite_utils import Database
 from ledger.application.ledger import Ledger
 from ledger.domain.party import Party
 from ledger.domain.ranges import RangeError, SerialSet
+from ledger.domain.rin import RinBlock
 from projections.facts import Fact, batch_of
 from projections.holdings import changes
 from projections.quarterly import fuel_change
@@ -41,6 +42,21 @@ def facts(ledger: Ledger, stop: int) -> list[Fact]:
     return out
 
 
+@dataclass
+class Reservation:
+    """Serials a sell reserved from `start` until `end` (ISO dates; None while pending)."""
+
+    posting: str
+    serials: SerialSet
+    start: str
+    end: str | None = None
+
+    def after(self, day: str) -> bool:
+        """Whether the reservation covers some day from `day` on (a completed sell's life is
+        empty: it ended the day it began)."""
+        return self.end is None or (self.end > day and self.end > self.start)
+
+
 class Replay:
     """Serial sets per batch (generated, retired, K=2 ever) and per holder, in log order."""
 
@@ -50,8 +66,10 @@ class Replay:
         self.retired: dict[str, SerialSet] = defaultdict(SerialSet)
         self.separated: dict[str, SerialSet] = defaultdict(SerialSet)
         self.held: dict[tuple[str, str, int], SerialSet] = defaultdict(SerialSet)
-        #: pending sells' reservations (§80.1452): posting id → (holder, batch, K) → serials
-        self.reserved: dict[str, dict[tuple[str, str, int], SerialSet]] = {}
+        #: sells' reservations (§80.1452) per (holder, batch, K), each with its life
+        self.reserved: dict[tuple[str, str, int], list[Reservation]] = defaultdict(list)
+        #: the pending sells' reservations, by posting id
+        self.sells: dict[str, list[Reservation]] = {}
 
     def run(self, fact: Fact) -> None:
         where = f"notification {fact.notification_id} ({fact.kind}, party {fact.party})"
@@ -63,9 +81,10 @@ class Replay:
         for block, code, k, gallon_rins in changes(fact):
             batch, serials = batch_of(block), SerialSet(((block.start, block.end),))
             slot = (fact.party, batch, k)
-            if gallon_rins < 0 and self.reserving(slot, serials):
-                self.problems.append(f"{where}: {code} left while reserved by pending sell "
-                                     f"{', '.join(self.reserving(slot, serials))}")
+            if gallon_rins < 0 and (by := self.reserving(slot, serials, fact.effective_date
+                                                         or "")):
+                self.problems.append(f"{where}: {code} left on {fact.effective_date} while "
+                                     f"reserved by sell {', '.join(by)}")
             try:
                 if gallon_rins > 0:
                     if k == 1 and self.separated[batch].overlaps(serials):
@@ -92,28 +111,32 @@ class Replay:
                     self.problems.append(f"{where}: {block.code} retired twice: {exc}")
 
     def reservation(self, fact: Fact, where: str) -> None:
-        """A sell reserves ranges its poster holds that no other pending sell reserves; a
-        closing releases them (§80.1452)."""
+        """A sell reserves ranges its poster holds that no other sell reserves on any day of its
+        life; a closing ends that life on its date (§80.1452)."""
         event = fact.event
         if fact.kind == "trade_closed":
-            self.reserved.pop(event.posting, None)
+            for reservation in self.sells.pop(event.posting, ()):
+                reservation.end = fact.effective_date or ""
             return
-        ranges: dict[tuple[str, str, int], SerialSet] = defaultdict(SerialSet)
+        day = fact.effective_date or ""
+        made = []
         for block, code in zip(fact.blocks, fact.codes, strict=True):
             slot = (fact.party, batch_of(block), block.key.k)
             serials = SerialSet(((block.start, block.end),))
             if not self.held[slot].issuperset(serials):
                 self.problems.append(f"{where}: {code} reserved but not held")
-            if self.reserving(slot, serials):
+            if others := self.reserving(slot, serials, day):
                 self.problems.append(f"{where}: {code} reserved twice (also by "
-                                     f"{', '.join(self.reserving(slot, serials))})")
-            ranges[slot] = SerialSet.of([*ranges[slot], (block.start, block.end)])
-        if ranges:
-            self.reserved[event.client_id] = dict(ranges)
+                                     f"{', '.join(others)})")
+            made.append(Reservation(event.client_id, serials, day))
+            self.reserved[slot].append(made[-1])
+        if made:
+            self.sells[event.client_id] = made
 
-    def reserving(self, slot: tuple[str, str, int], serials: SerialSet) -> list[str]:
-        return [posting for posting, ranges in self.reserved.items()
-                if slot in ranges and ranges[slot].overlaps(serials)]
+    def reserving(self, slot: tuple[str, str, int], serials: SerialSet, day: str) -> list[str]:
+        """The sells whose reservation of `serials` lasts past the start of `day`."""
+        return [r.posting for r in self.reserved.get(slot, ()) if r.after(day)
+                and r.serials.overlaps(serials)]
 
     def conservation(self) -> list[str]:
         """Per batch: every holder's serials and the retired ones partition the generated range."""
@@ -134,40 +157,92 @@ class Replay:
         return problems
 
 
+Points = dict[int, int]  # serial → change of a count from that serial on
+
+
 def dated_checks(all_facts: list[Fact]) -> list[str]:
-    """No party's holding (per serial) or fuel volume is negative at the end of any date."""
+    """On no date is a party's holding of a serial or its fuel negative or a serial held
+    twice, and what sells reserve that day is held (each serial reserved once) and owned (K=1
+    fuel), by effective date (§80.1452: a reservation lasts from its sell's date to its end)."""
     problems: list[str] = []
-    serials: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(
-        lambda: defaultdict(lambda: defaultdict(int)))
-    fuel: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
+    serials: dict[tuple[str, str], dict[str, tuple[Points, Points]]] = defaultdict(
+        lambda: defaultdict(lambda: (defaultdict(int), defaultdict(int))))
+    fuel: dict[str, dict[str, list[Decimal]]] = defaultdict(
+        lambda: defaultdict(lambda: [Decimal(0), Decimal(0)]))
     for fact in all_facts:
         for block, code, _, gallon_rins in changes(fact):
             sign = 1 if gallon_rins > 0 else -1
-            points = serials[(fact.party, code[:22])][fact.effective_date or ""]
-            points[block.start] += sign
-            points[block.end + 1] -= sign
+            held, _ = serials[(fact.party, code[:22])][fact.effective_date or ""]
+            held[block.start] += sign
+            held[block.end + 1] -= sign
         change = fuel_change(fact)
         if change is not None:
-            fuel[fact.party][fact.effective_date or ""] += change
+            fuel[fact.party][fact.effective_date or ""][0] += change
+    for party, blocks, volume, start, end in reservation_lives(all_facts):
+        if end is not None and end <= start:
+            continue  # completed on its own date: never held back
+        for block in blocks:
+            by_date = serials[(party, block.code[:22])]
+            for day, sign in ((start, 1), (end, -1)):
+                if day is not None:
+                    by_date[day][1][block.start] += sign
+                    by_date[day][1][block.end + 1] -= sign
+        if volume:
+            fuel[party][start][1] += volume
+            if end is not None:
+                fuel[party][end][1] -= volume
     for (party, prefix), by_date in sorted(serials.items()):
-        running: dict[int, int] = defaultdict(int)
-        for day in sorted(by_date):
-            for point, delta in by_date[day].items():
-                running[point] += delta
-            counts = list(accumulate(running[p] for p in sorted(running)))
-            if counts and (min(counts) < 0 or max(counts) > 1):
-                problems.append(
-                    f"party {party} holds {prefix}… negatively or twice on {day}"
-                )
-                break
+        if problem := serial_problem(by_date):
+            problems.append(f"party {party} {problem.format(prefix=prefix)}")
     for party, fuel_by_date in sorted(fuel.items()):
-        balance = Decimal(0)
+        balance = reserved = Decimal(0)
         for day in sorted(fuel_by_date):
-            balance += fuel_by_date[day]
+            balance += fuel_by_date[day][0]
+            reserved += fuel_by_date[day][1]
             if balance < 0:
                 problems.append(f"party {party} owns {balance:,} gallons of fuel on {day}")
                 break
+            if reserved > balance:
+                problems.append(f"party {party} has {reserved:,} gallons of fuel reserved by "
+                                f"sells on {day}, owning {balance:,}")
+                break
     return problems
+
+
+def serial_problem(by_date: dict[str, tuple[Points, Points]]) -> str | None:
+    """The first day one holder's serials of one block key are held negatively or twice, or
+    reserved twice or without being held; None if there is none."""
+    held: Points = defaultdict(int)
+    reserved: Points = defaultdict(int)
+    for day in sorted(by_date):
+        for running, points in zip((held, reserved), by_date[day], strict=True):
+            for point, delta in points.items():
+                running[point] += delta
+        h = r = 0
+        for point in sorted(held.keys() | reserved.keys()):
+            h, r = h + held.get(point, 0), r + reserved.get(point, 0)
+            if h < 0 or h > 1:
+                return f"holds {{prefix}}… negatively or twice on {day}"
+            if r < 0 or r > 1 or r > h:
+                return f"has {{prefix}}… reserved twice or not held on {day}"
+    return None
+
+
+Life = tuple[str, list[RinBlock], Decimal | None, str, str | None]
+
+
+def reservation_lives(all_facts: list[Fact]) -> list[Life]:
+    """(seller, reserved blocks, K=1 fuel, first day, day it ended or None) of every sell."""
+    lives: dict[str, list[Any]] = {}
+    for fact in all_facts:
+        event = fact.event
+        if fact.kind == "trade_posted" and event.side == "sell":
+            lives[event.client_id] = [fact.party, fact.blocks, event.volume,
+                                      fact.effective_date, None]
+        elif fact.kind == "trade_closed" and event.posting in lives:
+            lives[event.posting][4] = fact.effective_date
+    return [(party, blocks, volume, start, end) for party, blocks, volume, start, end
+            in lives.values()]
 
 
 def dump(path: str | os.PathLike[str]) -> dict[str, list[tuple[Any, ...]]]:

@@ -36,6 +36,10 @@ class FuelBook:
         """Every dated change, in date order."""
         return ((on, self._deltas[on]) for on in self._dates)
 
+    def changes_after(self, on: date) -> Iterator[tuple[date, Decimal]]:
+        """The dated changes after `on`, in date order."""
+        return ((d, self._deltas[d]) for d in self._dates[bisect_right(self._dates, on):])
+
     def balance(self, on: date) -> Decimal:
         """Gallons owned at the end of `on`."""
         first_later = bisect_right(self._dates, on)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -33,7 +33,7 @@ from ledger.domain.party_facts import (
 )
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BlockKey, RinBlock, parse_code
-from ledger.domain.trade_book import Posting, Side, Status, Terms, TradeBook
+from ledger.domain.trade_book import Posting, Side, Status, Terms, TradeBook, free_fuel
 from ledger.domain.vocabulary import FuelDirection, Role
 from ledger.rules import s1427_compliance as cmp
 from ledger.rules import s1428_rins as r1428
@@ -597,9 +597,9 @@ class Party(Aggregate):
             held = self.holdings.held_gallon_rins(block, on) if key else 0
             r1428.check_held(block.gallon_rins, held, selector.code, on.isoformat(), "rins.code")
             r1428.check_not_parent(block, self.split_cuts, "rins.code")
-            trd.check_unreserved(selector.code, self.trades.reserving(block), "rins.code")
+            trd.check_unreserved(selector.code, self.trades.reserving(block, on), "rins.code")
             return [block]
-        reserved = self.trades.reserved if self.trades.open else None
+        reserved = partial(self.trades.reserved, on=on) if self.trades.has_sells else None
         blocks = self.pick(selector, on, reserved)
         held = sum(b.gallon_rins for b in blocks)
         what = f"D{selector.d_code} vintage {selector.vintage} K={selector.k}"
@@ -674,13 +674,13 @@ class Party(Aggregate):
 
     def check_fuel(self, volume: Decimal, on: date, *, besides: str | None = None) -> None:
         """The party owns `volume` gallons on `on` and later (§80.1428(a)), beyond what its
-        pending sells but `besides` reserve (§80.1452(d))."""
+        sells but `besides` reserve on each of those days (§80.1452(d))."""
         owned = self.fuel.available(on)
         r1428.check_fuel_owned(volume, owned, self.party_id, on.isoformat())
-        if self.trades.open:
-            reserved = self.trades.reserved_volume(besides=besides)
-            trd.check_unreserved_fuel(self.party_id, volume, owned - reserved, reserved,
-                                      on.isoformat())
+        held = self.trades.fuel_reservations(on, besides=besides) if self.trades.has_sells else []
+        if held:
+            free = free_fuel(self.fuel.changes_after(on), self.fuel.balance(on), on, held)
+            trd.check_unreserved_fuel(self.party_id, volume, free, owned - free, on.isoformat())
 
     # -- EMTS postings (§80.1452) -------------------------------------------------------------
 
@@ -761,12 +761,12 @@ class Party(Aggregate):
 
     def cancel(self, cmd: c.CancelTrade) -> None:
         """The poster withdraws its pending posting (EMTS 060, §80.1452(d))."""
-        trd.check_cancel(self.trades.postings.get(cmd.trade), cmd.trade, self.party_id)
+        trd.check_cancel(self.trades.postings.get(cmd.trade), cmd.trade, self.party_id, cmd.date)
         self.close(cmd.trade, Status.CANCELLED, cmd.date, trd.CANCEL_CODE, client_id=cmd.id)
 
     def deny(self, cmd: c.DenyTrade) -> None:
         """The partner a posting of this party names refuses it (EMTS 050, §80.1452(d))."""
-        trd.check_deny(self.trades.postings.get(cmd.trade), cmd.trade, cmd.party)
+        trd.check_deny(self.trades.postings.get(cmd.trade), cmd.trade, cmd.party, cmd.date)
         self.close(cmd.trade, Status.DENIED, cmd.date, trd.DENY_CODE, client_id=cmd.id)
 
     def expire(self, on: date, window: int, client_id: str | None) -> list[str]:
@@ -801,7 +801,7 @@ class Party(Aggregate):
         held = self.holdings.held_gallon_rins(parent, cmd.date) if key else 0
         r1428.check_split(parent.gallon_rins, held, cmd.sizes, cmd.rin)
         r1428.check_not_parent(parent, self.split_cuts, "rin")
-        trd.check_unreserved(cmd.rin, self.trades.reserving(parent), "rin")
+        trd.check_unreserved(cmd.rin, self.trades.reserving(parent, cmd.date), "rin")
         daughters, first = [], start
         for size in cmd.sizes:
             daughters.append(RinBlock(parent.key, first, first + size - 1))

@@ -9,6 +9,7 @@ or answer what was posted to it without reading any other party's history.
 
 from __future__ import annotations
 
+from bisect import bisect_right, insort
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date
@@ -92,45 +93,86 @@ class Posting:
 
 
 class TradeBook:
-    """A party's own postings (in posting order) and the offers posted to it (id → poster)."""
+    """A party's own postings (in posting order) and the offers posted to it (id → poster).
+
+    A sell reserves its ranges (and K=1 fuel) for its life, from its date until the date it
+    completes or is released (design.md: "No command dated within a reservation's life may use
+    its ranges"); a pending sell's life has no end yet. Sells are indexed by block key, and the
+    K=1 sells that were released by the date they closed, so that a check at any date reads
+    only the sells whose life may reach it.
+    """
 
     def __init__(self, postings: dict[str, Posting] | None = None,
                  offers: dict[str, str] | None = None) -> None:
-        self.postings: dict[str, Posting] = dict(postings or {})
+        self.postings: dict[str, Posting] = {}
         self.offers: dict[str, str] = dict(offers or {})
         #: the pending postings' ids, oldest first: what most questions are about
-        self.open: dict[str, None] = {i: None for i, p in self.postings.items() if p.pending}
+        self.open: dict[str, None] = {}
+        #: block key → the ids of the sells that reserved serials of it, in posting order
+        self.sells_by_key: dict[BlockKey, list[str]] = {}
+        #: (closing date, id) of the released sells that reserved fuel, in date order
+        self.fuel_released: list[tuple[date, str]] = []
+        for posting in (postings or {}).values():
+            self.post(posting)
+            if not posting.pending:
+                self._closed(posting)
 
     def post(self, posting: Posting) -> None:
         self.postings[posting.id] = posting
-        self.open[posting.id] = None
+        if posting.pending:
+            self.open[posting.id] = None
+        if posting.side is Side.SELL:
+            for key in dict.fromkeys(b.key for b in posting.rins):
+                self.sells_by_key.setdefault(key, []).append(posting.id)
 
     def close(self, posting_id: str, status: Status, on: date, reason_code: int | None,
               counterpart: str | None) -> None:
-        self.postings[posting_id] = replace(
+        closed = replace(
             self.postings[posting_id], status=status, closed_on=on,
             closing_reason_code=reason_code, counterpart=counterpart,
         )
+        self.postings[posting_id] = closed
         self.open.pop(posting_id, None)
+        self._closed(closed)
+
+    def _closed(self, posting: Posting) -> None:
+        if posting.side is Side.SELL and posting.terms.volume and posting.closed_on:
+            insort(self.fuel_released, (posting.closed_on, posting.id))
 
     def pending(self) -> Iterator[Posting]:
         """Pending postings, oldest first."""
         return (self.postings[i] for i in self.open)
 
     def reservations(self) -> Iterator[Posting]:
+        """The pending sells: what is reserved from now on."""
         return (p for p in self.pending() if p.side is Side.SELL)
 
-    def reserved(self, key: BlockKey, *, besides: str | None = None) -> SerialSet:
-        """The serials of `key` reserved by pending sells (but the one named `besides`)."""
+    @property
+    def has_sells(self) -> bool:
+        """Whether any sell ever reserved anything here (else no check need look)."""
+        return bool(self.sells_by_key)
+
+    def reserving_after(self, key: BlockKey, on: date | None) -> Iterator[Posting]:
+        """The sells of `key` whose reservation lasts past the start of `on` (None: pending)."""
+        for posting_id in self.sells_by_key.get(key, ()):
+            posting = self.postings[posting_id]
+            if reserves_after(posting, on):
+                yield posting
+
+    def reserved(self, key: BlockKey, on: date | None = None, *, besides: str | None = None
+                 ) -> SerialSet:
+        """The serials of `key` reserved on `on` or any later date (None: by the pending sells),
+        but by the sell named `besides`."""
         return SerialSet.of(
-            (b.start, b.end) for p in self.reservations() if p.id != besides
+            (b.start, b.end) for p in self.reserving_after(key, on) if p.id != besides
             for b in p.rins if b.key == key
         )
 
-    def reserving(self, block: RinBlock) -> list[str]:
-        """The ids of the pending sells that reserve any of `block`'s gallon-RINs."""
+    def reserving(self, block: RinBlock, on: date | None = None) -> list[Posting]:
+        """The sells that reserve any of `block`'s gallon-RINs on `on` or any later date (None:
+        the pending ones)."""
         whole = SerialSet(((block.start, block.end),))
-        return [p.id for p in self.reservations()
+        return [p for p in self.reserving_after(block.key, on)
                 if any(b.key == block.key and SerialSet(((b.start, b.end),)).overlaps(whole)
                        for b in p.rins)]
 
@@ -138,3 +180,50 @@ class TradeBook:
         """Gallons of fuel that pending K=1 sells hold back (design.md: reserved with them)."""
         return sum((p.terms.volume or ZERO for p in self.reservations() if p.id != besides),
                    ZERO)
+
+    def fuel_reservations(self, on: date, *, besides: str | None = None) -> list[FuelHeld]:
+        """(first day, day released or None, gallons) of every K=1 sell but `besides` whose
+        fuel is reserved on `on` or a later date."""
+        first_later = bisect_right(self.fuel_released, (on, "\uffff"))
+        released = (self.postings[i] for _, i in self.fuel_released[first_later:])
+        return [(p.terms.date, p.closed_on, p.terms.volume)
+                for p in (*released, *self.reservations())
+                if p.id != besides and p.terms.volume and reserves_after(p, on)]
+
+
+#: fuel a sell holds back: its first day, the day it was released (None: still pending), gallons
+FuelHeld = tuple[date, date | None, Decimal]
+
+
+def reserves_after(posting: Posting, on: date | None) -> bool:
+    """Whether a sell's reservation covers some day from `on` on (None: whether it is
+    pending). Its life runs from its date to the day it closed; a completed sell's ranges left
+    on its own date, so its life is empty."""
+    if posting.side is not Side.SELL:
+        return False
+    if posting.pending:
+        return True
+    end = posting.closed_on
+    assert end is not None
+    return on is not None and end > on and end > posting.terms.date
+
+
+def free_fuel(changes_after: Iterator[tuple[date, Decimal]], balance: Decimal, on: date,
+              held: list[FuelHeld]) -> Decimal:
+    """The most fuel that may leave on `on` so that on no day from `on` on the balance falls
+    below what sells reserve that day (§80.1452(d)): `balance` is the fuel owned at the end of
+    `on`, `changes_after` the later dated changes, `held` the reservations."""
+    steps: dict[date, Decimal] = {}
+    for start, end, volume in held:
+        start = max(start, on)
+        steps[start] = steps.get(start, ZERO) - volume
+        if end is not None:  # released: free again from that day (later than `start`)
+            steps[end] = steps.get(end, ZERO) + volume
+    for day, delta in changes_after:
+        steps[day] = steps.get(day, ZERO) + delta
+    running = balance + steps.pop(on, ZERO)
+    lowest = running
+    for day in sorted(steps):
+        running += steps[day]
+        lowest = min(lowest, running)
+    return lowest

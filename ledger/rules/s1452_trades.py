@@ -9,6 +9,7 @@ procedures, which §80.1452(d) makes the Administrator's to prescribe.
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
 from ledger.domain.rin import BlockKey
@@ -27,16 +28,18 @@ TRADE_MATCH_PENDING = Rule(
 )
 TRADE_RESERVED = Rule(
     "TRADE-RESERVED", "§80.1452(d)",
-    "RINs (and K=1 fuel) reserved by a pending sell are still owned but cannot be transferred, "
-    "separated, retired, split or reserved again until it completes or is released",
+    "RINs (and K=1 fuel) a sell reserves are still owned but cannot be transferred, separated, "
+    "retired, split or reserved again by a command dated within the reservation's life (from "
+    "the sell's date until it completes or is released) or before it",
 )
 TRADE_CANCEL = Rule(
     "TRADE-CANCEL", "§80.1452(d)",
-    "a party cancels (EMTS 060) only a pending posting of its own",
+    "a party cancels (EMTS 060) only a pending posting of its own, on or after its date",
 )
 TRADE_DENY = Rule(
     "TRADE-DENY", "§80.1452(d)",
-    "a party denies (EMTS 050) only a pending posting that names it as partner",
+    "a party denies (EMTS 050) only a pending posting that names it as partner, on or after "
+    "its date",
 )
 RULES = (TRADE_MATCH, TRADE_MATCH_PENDING, TRADE_RESERVED, TRADE_CANCEL, TRADE_DENY)
 
@@ -98,14 +101,24 @@ def check_match(found: Posting | None, match: str, side: Side, poster: str, part
     return posting
 
 
-def check_unreserved(code: str, reserved_by: list[str], field: str) -> None:
-    """§80.1452(d): no command uses RINs a pending sell reserves."""
+def check_unreserved(code: str, reserved_by: list[Posting], field: str) -> None:
+    """§80.1452(d): no command dated within (or before) a reservation's life uses its RINs."""
     TRADE_RESERVED.check(
         not reserved_by,
-        f"{code} is reserved by pending sell {', '.join(reserved_by)}; cancel it, or wait until "
-        "it completes, is denied or expires",
+        f"{code} is reserved by {'; '.join(life(p) for p in reserved_by)}: no command dated "
+        "within a reservation's life may use its ranges (a pending one: cancel it, or wait "
+        "until it completes, is denied or expires)",
         field,
     )
+
+
+def life(posting: Posting) -> str:
+    """A sell's reservation and its life, as a refusal names it."""
+    if posting.pending:
+        return f"pending sell {posting.id} (from {posting.terms.date.isoformat()})"
+    assert posting.closed_on is not None
+    return (f"sell {posting.id} (from {posting.terms.date.isoformat()} until it was "
+            f"{posting.status} on {posting.closed_on.isoformat()})")
 
 
 def check_unreserved_quantity(what: str, wanted: int, free: int, reserved: int, on: str,
@@ -114,7 +127,7 @@ def check_unreserved_quantity(what: str, wanted: int, free: int, reserved: int, 
     TRADE_RESERVED.check(
         wanted <= free,
         f"{wanted:,} {what} gallon-RINs asked on {on}: {free:,} free, {reserved:,} more "
-        "reserved by pending sells",
+        "reserved by sells on that date or later",
         field,
     )
 
@@ -124,28 +137,41 @@ def check_unreserved_fuel(party: str, volume: Decimal, free: Decimal, reserved: 
     """§80.1452(d): fuel a pending K=1 sell reserves cannot go elsewhere."""
     TRADE_RESERVED.check(
         volume <= free,
-        f"party {party} has {_shown(free)} gallons free on {on} ({_shown(reserved)} more "
-        f"reserved by pending sells); {_shown(volume)} asked",
+        f"party {party} has {_shown(free)} gallons free from {on} on ({_shown(reserved)} more "
+        f"reserved by sells on that date or later); {_shown(volume)} asked",
         "volume",
     )
 
 
-def check_cancel(posting: Posting | None, trade: str, party: str) -> Posting:
-    """§80.1452(d): only the poster cancels, and only while the posting is pending."""
+def check_cancel(posting: Posting | None, trade: str, party: str, on: date | None = None
+                 ) -> Posting:
+    """§80.1452(d): only the poster cancels, only while the posting is pending, and not on a
+    date before it was posted (a reservation's life cannot end before it began)."""
     found = TRADE_CANCEL.require(
         posting, f"party {party} has no posting {trade}", "trade"
     )
     TRADE_CANCEL.check(found.pending, f"{found.side} {trade} is {found.status}, not pending",
                        "trade")
+    check_not_before(TRADE_CANCEL, "cancel", found, on)
     return found
 
 
-def check_deny(posting: Posting | None, trade: str, party: str) -> Posting:
-    """§80.1452(d): only the partner a posting names denies it, while it is pending."""
+def check_deny(posting: Posting | None, trade: str, party: str, on: date | None = None
+               ) -> Posting:
+    """§80.1452(d): only the partner a posting names denies it, while it is pending, and not on
+    a date before it was posted."""
     found = TRADE_DENY.require(
         posting if posting is not None and posting.partner == party else None,
         f"no posting {trade} names party {party} as partner", "trade",
     )
     TRADE_DENY.check(found.pending, f"{found.side} {trade} is {found.status}, not pending",
                      "trade")
+    check_not_before(TRADE_DENY, "denial", found, on)
     return found
+
+
+def check_not_before(rule: Rule, what: str, posting: Posting, on: date | None) -> None:
+    posted = posting.terms.date
+    rule.check(on is None or on >= posted,
+               f"a {what} dated {on} is before {posting.side} {posting.id}'s date "
+               f"{posted.isoformat()}", "date")

@@ -152,7 +152,9 @@ def test_cancel_and_deny_release_the_reservation(ledger: Ledger) -> None:
                 "trade": "S1"})
     posting = ledger.party("1001").trades.postings["S1"]
     assert (posting.status, posting.closing_reason_code) == (Status.DENIED, 50)
-    ok(ledger, sell("S3", 10_000))  # released: all of it can be reserved again
+    # S1 held them on 5 January: the same day they cannot be reserved again
+    refused(ledger, sell("S3", 10_000), "TRADE-RESERVED")
+    ok(ledger, sell("S3", 10_000, on="2024-01-06"))  # released on the 6th: all of it again
     ok(ledger, {"type": "cancel_trade", "id": "C1", "date": "2024-01-06", "party": "1001",
                 "trade": "S3"})
     assert ledger.party("1001").trades.postings["S3"].closing_reason_code == 60
@@ -202,11 +204,12 @@ def test_postings_survive_reopening_and_a_batch(tmp_path: Any) -> None:
         assert [r.status for r in results] == ["applied"] * 6
         assert status(ledger, "1001", "S1") is Status.EXPIRED  # posted in the same batch
     with Ledger(tmp_path / "d") as ledger:
-        ok(ledger, sell("S2"))
-        refused(ledger, sell("S3", 6_001), "TRADE-RESERVED")
+        ok(ledger, sell("S2"))  # dated within S1's life (5 January to 1 February): 4,001..
+        refused(ledger, sell("S3", 2_001), "TRADE-RESERVED")
     with Ledger(tmp_path / "d") as ledger:
         assert ledger.party("1001").trades.reserved(
-            ledger.party("1001").trades.postings["S2"].rins[0].key).intervals == ((1, 4_000),)
+            ledger.party("1001").trades.postings["S2"].rins[0].key).intervals == (
+                (4_001, 8_000),)
         assert ledger.apply(sell("S2")).status == "duplicate"
         assert ledger.audit() == []
 
@@ -292,6 +295,6 @@ def test_verify_finds_a_range_reserved_twice_or_moved_while_reserved() -> None:
         replay.run(Fact.of(number, "1001", event))
     assert replay.problems == [
         f"notification 5 (trade_posted, party 1001): {block.code} reserved twice (also by S1)",
-        f"notification 6 (transferred_out, party 1001): {block.code} left while reserved by "
-        "pending sell S1, S2",
+        f"notification 6 (transferred_out, party 1001): {block.code} left on 2024-01-06 while "
+        "reserved by sell S1, S2",
     ]
