@@ -244,7 +244,7 @@ def deny_trade(uow: UnitOfWork, cmd: c.DenyTrade) -> list[str]:
 
 def expire_trades(uow: UnitOfWork, cmd: c.ExpireTrades) -> list[str]:
     """Every posting pending more than the window of business days on `cmd.date` expires."""
-    for party in uow.posting_parties():
+    for party in uow.posting_parties(cmd.date):
         party.expire(cmd.date, uow.trade_window, cmd.id)
     return []
 

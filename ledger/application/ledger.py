@@ -77,7 +77,7 @@ class Ledger:
         """`key`: the Ed25519 private key (a PEM file or a key) that signs each transaction's
         head (ledger/infrastructure/heads.py); a store once signed refuses writes without it.
         `trade_window`: business days a posting waits before it expires (default 10)."""
-        self._trade_window = trade_window_setting(trade_window)
+        self._trade_window = trade_window_setting(trade_window, env)
         try:
             self._app = open_app({**store_env(data, store), **(env or {})})
             self.signer = use_key(self._app, key)

@@ -9,19 +9,20 @@ later save of the transaction can never store what the refused command triggered
 from __future__ import annotations
 
 from contextlib import suppress
+from datetime import date
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import Recording
 
+from ledger.domain.business_days import business_days_after
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.domain.rin import BatchId, RinBlock
 from ledger.infrastructure.command_records import CommandRecord
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.invalidation_index import InvalidationIndex
-from ledger.infrastructure.notification_pages import notifications
 from ledger.infrastructure.settings import TRADE_WINDOW
 from ledger.rules import s1428_rins as r1428
 
@@ -115,12 +116,17 @@ class UnitOfWork:
             return cached
         return self.app.repository.get(aggregate_id, deepcopy_from_cache=self.copy)
 
-    def posting_parties(self) -> list[Party]:
-        """Every party that ever posted a sell or buy (§80.1452): those the log names, and those
-        this transaction made post (not in the log yet)."""
-        found = {UUID(str(n.originator_id)) for n in notifications(
-            self.app.recorder, topics=[Party.TradePosted.TOPIC])}
-        found.update(p.id for p in self.parties.values() if p is not None and p.trades.postings)
+    def posting_parties(self, on: date | None = None) -> list[Party]:
+        """Every party with a posting pending more than the window of business days on `on`
+        (any pending posting, without `on`): those the store's index of pending postings names
+        (ledger/infrastructure/pending_postings.py), read up to now, and those this transaction
+        made post (not in the log yet). Costs the pending postings, not every posting ever."""
+        def stale(posted: date) -> bool:
+            return on is None or business_days_after(posted, on) > self.trade_window
+
+        index = self.app.pending_postings.up_to(self.app.recorder.max_notification_id() or 0)
+        found = dict.fromkeys(index.posted_by(stale))
+        found.update((p.id, None) for p in self.parties.values() if p is not None and p.trades.open)
         parties = []
         for party_key in sorted(found):
             known = next((p for p in self.parties.values() if p is not None and p.id == party_key),

@@ -19,6 +19,7 @@ from eventsourcing.persistence import (
 
 from ledger.domain.party import Party
 from ledger.infrastructure.command_records import CommandRecord, RecordIds, record_ids_of
+from ledger.infrastructure.pending_postings import PendingPostings
 from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
 from ledger.infrastructure.retry import RETRY
@@ -38,6 +39,8 @@ class LedgerApp(Application[UUID]):
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         super().__init__(env=env)
         self._record_ids: RecordIds | None = None
+        #: the pending EMTS postings, read from the log once and then only what is new
+        self.pending_postings = PendingPostings(self.recorder, self.mapper.to_domain_event)
 
     def record_id(self, client_id: str) -> UUID:
         """The id of the command record of `client_id` by this store's scheme, a property of

@@ -49,11 +49,14 @@ def store_folder(env: dict[str, Any]) -> Path:
     return Path(events).parent if events else data_folder()
 
 
-def trade_window(window: int | None = None) -> int:
-    """The posting window in business days: `window`, else RIN_TRADE_WINDOW, else 10; a
-    value that is not a whole number of days from 0 up is refused, naming where it came from."""
+def trade_window(window: int | None = None, env: dict[str, str] | None = None) -> int:
+    """The posting window in business days: `window`, else RIN_TRADE_WINDOW in `env` (a
+    library caller's environment, `Ledger(env=…)`), else in the process environment, else 10;
+    a value that is not a whole number of days from 0 up is refused, naming where it came
+    from."""
     if window is None:
-        given = os.environ.get(TRADE_WINDOW_VARIABLE, str(TRADE_WINDOW))
+        source = env if env is not None and TRADE_WINDOW_VARIABLE in env else os.environ
+        given = source.get(TRADE_WINDOW_VARIABLE, str(TRADE_WINDOW))
         if not (given.isascii() and given.isdigit()):
             raise ValueError(f"{TRADE_WINDOW_VARIABLE} is a number of business days (0 or more), "
                              f"not {given[:40]!r}")
