@@ -25,7 +25,7 @@ from ledger.rules.s1427_compliance import (
 from ledger.rules.s1429_separation import APPLIED_REASONS
 from projections.batch import Batch
 from projections.facts import Fact
-from projections.invalid import invalid_retired
+from projections.invalid import STANDING, invalid_retired
 from projections.schema import Table, View
 
 OBLIGATIONS = Table(
@@ -72,7 +72,7 @@ RETIREMENTS = View(
     "compliance_retirements",
     "gallon-RINs retired for compliance (§80.1427(a)), or to replace invalid RINs retired for "
     "compliance (EMTS 110, §80.1474(b)), one row per retired block: the retired_blocks rows "
-    "with those reasons.",
+    "with those reasons that no reversal (EMTS unretire) has returned.",
     {
         "notification_id": "position of the retirement in the notification log",
         "seq": "index of the block within the event",
@@ -85,11 +85,11 @@ RETIREMENTS = View(
         "gallon_rins": "gallon-RINs retired",
     },
     "SELECT notification_id, seq, party, compliance_year, effective_date, d_code, vintage, "
-    "category, gallon_rins FROM retired_blocks WHERE reason IN "
+    f"category, gallon_rins FROM retired_blocks r WHERE {STANDING} AND reason IN "
     f"({', '.join(repr(str(reason)) for reason in APPLIED_REASONS)})",
 )
 VIEWS = (RETIREMENTS,)
-KINDS = frozenset({"obligation_reported", "retired"})
+KINDS = frozenset({"obligation_reported", "retired", "unretired"})
 SLOT = "compliance_year, d_code, vintage, category"
 
 
@@ -102,7 +102,7 @@ def project(fact: Fact, batch: Batch) -> None:
             *(int(event.rvo.get(c.value, 0)) for c in Category),
         ))
         batch.compliance_parties.add(fact.party)
-    elif event.reason in APPLIED_REASONS:  # a retirement, its blocks kept by `invalid`
+    elif event.reason in APPLIED_REASONS:  # a retirement or its reversal, kept by `invalid`
         batch.compliance_parties.add(fact.party)
 
 

@@ -38,6 +38,9 @@ EVENT_KINDS: dict[type[Any], str] = {
     Party.TradePosted: "trade_posted",
     Party.TradeOffered: "trade_offered",
     Party.TradeClosed: "trade_closed",
+    Party.TradeReversedOut: "trade_reversed_out",
+    Party.TradeReversedIn: "trade_reversed_in",
+    Party.Unretired: "unretired",
     BatchInvalidation.Opened: "opened",
     BatchInvalidation.Invalidated: "invalidated",
 }

@@ -97,7 +97,9 @@ BLOCK_COLUMNS = ["party", "rin", *COLUMNS[1:], "reserved"]  # reserved: by a pen
 
 #: the sign of the change each kind of event makes to its party's holdings
 SIGNS = {"assigned": 1, "transferred_in": 1, "transferred_out": -1, "retired": -1,
-         "separated": -1}
+         "separated": -1,
+         # reversals (§80.1452(d)): a trade sent back, a retirement held again
+         "trade_reversed_out": -1, "trade_reversed_in": 1, "unretired": 1}
 KINDS = frozenset(SIGNS)
 
 

@@ -67,19 +67,55 @@ RETIRED = Table(
     pk=("notification_id", "seq"),
     indexes=(("batch",), ("party", "compliance_year")),
 )
-TABLES = (INVALID_RANGES, RETIRED)
+UNRETIRED = Table(
+    "unretired_blocks",
+    "Every block a reversal returned from retirement (EMTS unretire, §80.1452(d)); the "
+    "retired_blocks row of the same party and serials before it no longer stands.",
+    {
+        "notification_id": (int, "position of the reversal in the notification log"),
+        "seq": (int, "index of the block within the event"),
+        "party": (str, "4-digit company id of the party the block returned to"),
+        "effective_date": (str, "date of the reversal (ISO)"),
+        "reverses": (str, "the id of the retirement reversed"),
+        "reason_code": (int, "EMTS code of the reversal: the retirement's own"),
+        "compliance_year": (int, "the year the RINs had been retired for, if any"),
+        "batch": (str, "batch identity YYYYCCCCFFFFFBBBBB (§80.1425(e))"),
+        "serial_start": (int, "first gallon-RIN serial"),
+        "serial_end": (int, "last gallon-RIN serial"),
+        "gallon_rins": (int, "gallon-RINs returned"),
+    },
+    pk=("notification_id", "seq"),
+    indexes=(("party", "batch", "serial_start"),),
+)
+TABLES = (INVALID_RANGES, RETIRED, UNRETIRED)
+#: a retired_blocks row `r` still stands: no reversal after it returned those exact serials to
+#: the same party (only one retirement of them can stand at a time, so any later one did)
+STANDING = (
+    "NOT EXISTS (SELECT 1 FROM unretired_blocks u WHERE u.party = r.party AND u.batch = r.batch "
+    "AND u.serial_start = r.serial_start AND u.serial_end = r.serial_end "
+    "AND u.notification_id > r.notification_id)"
+)
 COLUMNS = [
     "batch", "party", "status", "reason", "k", "gallon_rins", "compliance_year", "categories",
     "must_replace", "replacement_d_codes", "replaced", "outstanding",
 ]
 USED = "compliance"  # the retirement reason whose invalid RINs must be replaced (§80.1474(b))
 REPLACEMENT = str(REPLACEMENT_RETIREMENT)  # EMTS 110, §80.1431(c)
-KINDS = frozenset({"retired"})
+KINDS = frozenset({"retired", "unretired"})
 
 
 def project(fact: Fact, batch: Batch) -> None:
-    """Keep every retired block with its reason (a Party event)."""
+    """Keep every retired block with its reason, and every block a reversal returned (Party
+    events)."""
     event = fact.event
+    if fact.kind == "unretired":
+        for seq, (block, code) in enumerate(zip(fact.blocks, fact.codes, strict=True)):
+            batch.add(UNRETIRED, (
+                fact.notification_id, seq, fact.party, fact.effective_date, event.reverses,
+                event.reason_code, event.compliance_year, code[BATCH], block.start, block.end,
+                block.gallon_rins,
+            ))
+        return
     for seq, (block, code) in enumerate(zip(fact.blocks, fact.codes, strict=True)):
         key = block.key
         batch.add(RETIRED, (
@@ -181,7 +217,8 @@ def invalid(db: Database, batch: str | None = None) -> list[dict[str, Any]]:
                 rows.append(row(name, party, "held", None, k, n, None, []))
         retired: dict[tuple[Any, ...], int] = defaultdict(int)
         for r in db.query(
-            "SELECT * FROM retired_blocks WHERE batch = ? ORDER BY notification_id, seq", [name]
+            f"SELECT * FROM retired_blocks r WHERE batch = ? AND {STANDING} "
+            "ORDER BY notification_id, seq", [name]
         ):
             if n := overlap(sets[name], r["serial_start"], r["serial_end"]):
                 used = r["reason"] == USED
@@ -235,8 +272,8 @@ def replacements(db: Database, party: str, year: int) -> list[list[Any]]:
     invalid_parts = invalid_retired(db, party)
     pools: dict[frozenset[Category], int] = defaultdict(int)
     for r in db.query(
-        "SELECT * FROM retired_blocks WHERE party = ? AND reason = ? AND compliance_year = ? "
-        "ORDER BY notification_id, seq", [party, REPLACEMENT, year],
+        "SELECT * FROM retired_blocks r WHERE party = ? AND reason = ? AND compliance_year = ? "
+        f"AND {STANDING} ORDER BY notification_id, seq", [party, REPLACEMENT, year],
     ):
         valid = r["gallon_rins"] - invalid_parts.get((r["notification_id"], r["seq"]), 0)
         pools[valid_for(r["d_code"], r["category"])] += valid

@@ -101,6 +101,15 @@ class Replay:
                 batch = batch_of(block)
                 self.separated[batch] = SerialSet.of([*self.separated[batch], (block.start,
                                                                                block.end)])
+        if fact.kind == "unretired":  # a reversal: held again, no longer retired
+            for block in fact.blocks:
+                batch = batch_of(block)
+                try:
+                    self.retired[batch] = self.retired[batch].subtract(
+                        SerialSet(((block.start, block.end),)))
+                except RangeError as exc:
+                    self.problems.append(f"{where}: {block.code} unretired but not retired: "
+                                         f"{exc}")
         if fact.kind == "retired":
             for block in fact.blocks:
                 batch = batch_of(block)

@@ -39,15 +39,16 @@ FUEL = Table(
 TABLES = (FUEL,)
 #: the report's columns, one row per party and quarter end
 COLUMNS = ["party", "date", "assigned_rins", "volume", "limit", "excess", "ok"]
-KINDS = frozenset({"assigned", "transferred_in", "transferred_out", "fuel_moved", "separated"})
+KINDS = frozenset({"assigned", "transferred_in", "transferred_out", "fuel_moved", "separated",
+                   "trade_reversed_in", "trade_reversed_out"})
 
 
 def fuel_change(fact: Fact) -> Decimal | None:
     """The signed fuel volume an event moves in or out of its party's inventory."""
     event, kind = fact.event, fact.kind
-    if kind in ("assigned", "transferred_in"):
+    if kind in ("assigned", "transferred_in", "trade_reversed_in"):
         return event.volume or None
-    if kind == "transferred_out":
+    if kind in ("transferred_out", "trade_reversed_out"):
         return -event.volume if event.volume else None
     if kind == "fuel_moved":
         moved: Decimal = event.volume

@@ -54,8 +54,9 @@ SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
 #: (2: compliance rows apply at most the RVO, §80.1427(a)(1); rows of layout 1 may not;
 #: 3: a year a deficit is carried into has its rows without a report of its own,
 #: §80.1427(b)(1)(ii), and the transfer_documents table; 4: the ervo_deadlines table,
-#: §80.1430(f); 5: the EMTS postings, trade_postings and trade_closings, §80.1452)
-LAYOUT = 5
+#: §80.1430(f); 5: the EMTS postings, trade_postings and trade_closings, §80.1452; 6: reversals,
+#: unretired_blocks, and compliance_retirements without the retirements they returned)
+LAYOUT = 6
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a

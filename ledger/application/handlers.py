@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
+from ledger.application import originals
 from ledger.application.results import Result
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain import commands as c
@@ -19,11 +20,13 @@ from ledger.domain.emts import TRADE_REASONS
 from ledger.domain.errors import InputError, LedgerError
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
+from ledger.domain.reversals import Reversible
 from ledger.domain.rin import parse_code
 from ledger.domain.trade_book import BATCH_FIELDS, Posting, Side
 from ledger.domain.vocabulary import FuelDirection
 from ledger.infrastructure.command_records import CommandRecord, event_name
 from ledger.rules import s1431_invalid as inv
+from ledger.rules import s1452_reversals as rev
 from ledger.rules import s1452_trades as trd
 
 __all__ = ["UnitOfWork", "digest", "handle"]
@@ -249,6 +252,21 @@ def expire_trades(uow: UnitOfWork, cmd: c.ExpireTrades) -> list[str]:
     return []
 
 
+def reverse(uow: UnitOfWork, cmd: c.Reverse) -> list[str]:
+    """A remedial, compensating fact (§80.1452(d)): a retirement's exact ranges held again by
+    the retirer, or a trade's sent back from the buyer to the party that gave them."""
+    party = uow.registered(cmd.party, "party")
+    found = rev.check_original(originals.original(uow, party, cmd.command), cmd.command)
+    if found.kind == Reversible.RETIRE:
+        return [b.code for b in party.unretire(cmd, found)]
+    code = party.check_reversal(found, cmd)
+    assert found.receiver is not None
+    buyer = uow.registered(found.receiver, "command")
+    blocks = buyer.give_back(found, cmd.party, cmd.date, uow.invalid_in, code, cmd.id)
+    party.take_back(found, found.receiver, cmd.date, code, cmd.id)
+    return [b.code for b in blocks]
+
+
 HANDLERS: dict[type[c.Model], Handler] = {
     c.RegisterParty: register_party,
     c.Generate: generate,
@@ -264,4 +282,5 @@ HANDLERS: dict[type[c.Model], Handler] = {
     c.CancelTrade: cancel_trade,
     c.DenyTrade: deny_trade,
     c.ExpireTrades: expire_trades,
+    c.Reverse: reverse,
 }

@@ -221,6 +221,17 @@ class ExpireTrades(Dated):
     type: Literal["expire_trades"] = "expire_trades"
 
 
+class Reverse(Dated):
+    """A remedial, compensating fact (EMTS unretire or remedial trade): the party that retired
+    or gave the RINs names the `command` (an applied `retire`, `transfer`, or the `sell` of a
+    completed trade) whose exact ranges go back; `reason` an EMTS code or word."""
+
+    type: Literal["reverse"] = "reverse"
+    party: PartyId
+    command: CommandId
+    reason: Reason
+
+
 class ReportObligation(CommandBase):
     type: Literal["report_obligation"] = "report_obligation"
     party: PartyId
@@ -257,14 +268,15 @@ class Invalidate(Dated):
 
 Command = Annotated[
     RegisterParty | Generate | Transfer | TransferFuel | Separate | Retire | Split
-    | ReportObligation | Invalidate | Sell | Buy | CancelTrade | DenyTrade | ExpireTrades,
+    | ReportObligation | Invalidate | Sell | Buy | CancelTrade | DenyTrade | ExpireTrades
+    | Reverse,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Command] = TypeAdapter(Command)
 COMMAND_TYPES = (
     "register_party", "generate", "transfer", "transfer_fuel", "separate", "retire", "split",
     "report_obligation", "invalidate", "sell", "buy", "cancel_trade", "deny_trade",
-    "expire_trades",
+    "expire_trades", "reverse",
 )
 
 

@@ -32,6 +32,7 @@ from ledger.domain.party_facts import (
     UnblendedYear,
 )
 from ledger.domain.ranges import SerialSet
+from ledger.domain.reversals import Original
 from ledger.domain.rin import BlockKey, RinBlock, parse_code
 from ledger.domain.trade_book import Posting, Side, Status, Terms, TradeBook, free_fuel
 from ledger.domain.vocabulary import FuelDirection, Role
@@ -40,6 +41,7 @@ from ledger.rules import s1428_rins as r1428
 from ledger.rules import s1429_separation as sep
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1450_registration as reg
+from ledger.rules import s1452_reversals as rev
 from ledger.rules import s1452_trades as trd
 from ledger.rules import s1460_prohibited as prh
 from ledger.rules import s1474_replacement as rpl
@@ -301,6 +303,75 @@ class Party(Aggregate):
         def apply(self, party: Party) -> None:
             party.trades.close(self.posting, Status(self.status), self.effective_date,
                                self.reason_code, self.counterpart)
+
+    class Reversal(Event):
+        """A compensating fact (EMTS remedial transaction, §80.1452(d)): the exact ranges of an
+        earlier command `reverses` (its id) go back; the original stays as it was stored.
+        `reason_code` is the EMTS code the reversal carries (§80.1452(c)(13))."""
+
+        TOPIC = "rin_ledger:Party.Reversal"
+        effective_date: date
+        client_id: str | None
+        rins: list[RinBlock]
+        reverses: str
+        reason_code: int
+
+    class TradeReversedOut(Reversal):
+        """The buyer of a trade `reverses` gave its exact ranges (and K=1 fuel) back to
+        `to_party`, the party that gave them (EMTS remedial sell, 030 or 080)."""
+
+        TOPIC = "rin_ledger:Party.TradeReversedOut"
+        to_party: str
+        volume: Decimal | None
+
+        def apply(self, party: Party) -> None:
+            for block in self.rins:
+                party.holdings.remove(block, self.effective_date)
+            if self.volume:
+                party.fuel.deliver(self.volume, self.effective_date)
+
+    class TradeReversedIn(Reversal):
+        """The exact ranges (and K=1 fuel) this party gave in trade `reverses` came back from
+        `from_party`; the trade counts as reversed here."""
+
+        TOPIC = "rin_ledger:Party.TradeReversedIn"
+        from_party: str
+        volume: Decimal | None
+
+        def apply(self, party: Party) -> None:
+            window = party.facts.delayed.window
+            for block in self.rins:
+                party.holdings.add(block, self.effective_date)
+                sent = window.get(block.key.batch_id)
+                if sent is not None:  # no longer sold (§80.1426(g)(5))
+                    back = sent.intersection(SerialSet(((block.start, block.end),)))
+                    window[block.key.batch_id] = sent.subtract(back)
+            if self.volume:
+                party.fuel.receive(self.volume, self.effective_date)
+            party.facts.reversed[self.reverses] = self.effective_date
+
+    class Unretired(Reversal):
+        """The exact ranges retired by `reverses` are held again (EMTS unretire): for compliance
+        they no longer count toward `compliance_year` (§80.1427)."""
+
+        TOPIC = "rin_ledger:Party.Unretired"
+        reason: str
+        compliance_year: int | None
+        category: str | None
+
+        def apply(self, party: Party) -> None:
+            for block in self.rins:
+                party.holdings.add(block, self.effective_date)
+            facts = party.facts
+            if self.reason == "delayed_rin":  # §80.1426(g)(5): no longer retired from this date
+                facts.delayed.retired.extend(
+                    (self.effective_date, b.key.vintage, -b.gallon_rins) for b in self.rins
+                )
+            year = self.compliance_year
+            if self.reason in sep.APPLIED_REASONS and year is not None and year in facts.applied:
+                back = set(self.rins)
+                facts.applied[year] = [a for a in facts.applied[year] if a.block not in back]
+            facts.reversed[self.reverses] = self.effective_date
 
     class FuelMoved(Event):
         """Renewable fuel received, delivered or produced without RINs.
@@ -776,6 +847,55 @@ class Party(Aggregate):
         for posting in stale:
             self.close(posting, Status.EXPIRED, on, None, client_id=client_id)
         return stale
+
+    # -- reversals (EMTS remedial transactions, §80.1452(d)) -----------------------------------
+
+    def check_reversal(self, original: Original, cmd: c.Reverse) -> int:
+        """What every reversal checks of the party that submits it: it retired or gave the RINs,
+        has not reversed the command yet, dates it on or after the original, and gives the
+        reason EMTS expects; returns that reason's code."""
+        rev.check_party(original, original.giver == self.id, self.party_id)
+        rev.check_completed(original)
+        rev.check_once(self.facts.reversed.get(original.id), original.id)
+        rev.check_date(cmd.date, original)
+        return rev.reversal_code(original, cmd.reason)
+
+    def unretire(self, cmd: c.Reverse, original: Original) -> list[RinBlock]:
+        """A retirement reversed (EMTS unretire): its exact ranges are held again from
+        `cmd.date`, carrying the retirement's own reason code."""
+        code = self.check_reversal(original, cmd)
+        self.trigger_event(
+            self.Unretired, effective_date=cmd.date, client_id=cmd.id, rins=list(original.rins),
+            reverses=original.id, reason_code=code, reason=original.reason,
+            compliance_year=original.compliance_year, category=original.category,
+        )
+        return list(original.rins)
+
+    def give_back(self, original: Original, to_party: str, on: date, invalid_in: InvalidIn,
+                  code: int, client_id: str | None) -> list[RinBlock]:
+        """The buyer's side of a reversed trade: the exact ranges it received (and their K=1
+        fuel) go back, refused unless it holds them all on `on`, free of its own reservations,
+        with what any transfer checks (§80.1428(a), §80.1460(b)(2))."""
+        blocks = list(original.rins)
+        for b in blocks:
+            r1428.check_held(b.gallon_rins, self.holdings.held_gallon_rins(b, on), b.code,
+                             on.isoformat(), "command")
+            trd.check_unreserved(b.code, self.trades.reserving(b, on), "command")
+        self.check_deliverable(blocks, on, invalid_in, original.volume)
+        self.trigger_event(
+            self.TradeReversedOut, effective_date=on, client_id=client_id, rins=blocks,
+            reverses=original.id, reason_code=code, to_party=to_party, volume=original.volume,
+        )
+        return blocks
+
+    def take_back(self, original: Original, from_party: str, on: date, code: int,
+                  client_id: str | None) -> None:
+        """The giver's side of a reversed trade: its exact ranges (and fuel) are back."""
+        self.trigger_event(
+            self.TradeReversedIn, effective_date=on, client_id=client_id,
+            rins=list(original.rins), reverses=original.id, reason_code=code,
+            from_party=from_party, volume=original.volume,
+        )
 
     def move_fuel(
         self, direction: FuelDirection, counterparty: str, volume: Decimal, on: date, *,

@@ -79,6 +79,9 @@ class PartyFacts:
     applied: MutableMapping[int, list[AppliedRetirement]] = field(default_factory=dict)
     #: year → separations while unblended (§80.1429(b)(7), (b)(9))
     unblended: dict[int, UnblendedYear] = field(default_factory=dict)
+    #: command id → the date it was reversed (EMTS unretire, remedial trade; §80.1452(d)): the
+    #: retirements and the trades this party gave RINs in that a reversal compensated
+    reversed: dict[str, date] = field(default_factory=dict)
 
     def fuels_by(self, on: date) -> set[str]:
         """The fuels RINs were generated for on or before `on`."""

@@ -332,6 +332,7 @@ class PartyFactsAsRecords(Transcoding):
             "applied": pairs(stored(obj.applied, applied_record)),
             "unblended": [[year, pairs(u.own), pairs(u.counted)]
                           for year, u in obj.unblended.items()],
+            "reversed": obj.reversed,
         }
 
     def decode(self, data: dict[str, Any]) -> PartyFacts:
@@ -354,6 +355,8 @@ class PartyFactsAsRecords(Transcoding):
             applied=Undecoded(unpairs(data["applied"]), applied_of, applied_record),
             unblended={int(year): UnblendedYear(unpairs(own), unpairs(counted))
                        for year, own, counted in data["unblended"]},
+            # a snapshot taken before reversals existed reversed nothing (§80.1452(d))
+            reversed=dict(data.get("reversed", {})),
         )
 
 

@@ -21,6 +21,7 @@ from ledger.rules import (
     s1431_invalid,
     s1434_retirement,
     s1450_registration,
+    s1452_reversals,
     s1452_trades,
     s1460_prohibited,
     s1474_replacement,
@@ -32,6 +33,7 @@ SECTION_MODULES: tuple[ModuleType, ...] = (
     s1405_standards, s1407_obligations, s1415_equivalence, s1425_rin, generation, eligibility,
     delayed, s1427_compliance, s1428_rins, s1429_separation, s1431_invalid, s1434_retirement,
     s1450_registration, s1452_trades, s1460_prohibited, s1474_replacement,
+    s1452_reversals,
 )
 
 
