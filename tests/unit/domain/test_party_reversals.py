@@ -94,7 +94,7 @@ def test_a_reversed_trade_carries_a_remedial_code() -> None:
 
 
 def test_a_buyer_that_no_longer_holds_them_all_cannot_give_them_back() -> None:
-    seller, buyer, original = traded()
+    _, buyer, original = traded()
     buyer.transfer_out("4001", c.ByCode(code=RinBlock(KEY, 3_991, 4_000).code), LATER,
                        no_invalid, volume=Decimal(10), ptd=None, price=None, reason_code=10,
                        client_id="t2")
@@ -104,8 +104,8 @@ def test_a_buyer_that_no_longer_holds_them_all_cannot_give_them_back() -> None:
     assert error.field == "command"
 
 
-def test_a_buyer_cannot_give_back_what_it_reserved_or_the_fuel_a_sell_holds() -> None:
-    seller, buyer, original = traded()
+def test_a_buyer_cannot_give_back_what_its_own_sell_reserved() -> None:
+    _, buyer, original = traded()
     buyer.post_sell(c.validate_command({
         "type": "sell", "id": "S9", "date": "2024-01-15", "party": "2001", "to": "4001",
         "rins": {"code": RinBlock(KEY, 1, 10).code}, "volume": 10}), no_invalid)
