@@ -171,6 +171,7 @@ def check_deny(posting: Posting | None, trade: str, party: str, on: date | None 
 
 
 def check_not_before(rule: Rule, what: str, posting: Posting, on: date | None) -> None:
+    """§80.1452(d): a posting is not ended on a date before its own."""
     posted = posting.terms.date
     rule.check(on is None or on >= posted,
                f"a {what} dated {on} is before {posting.side} {posting.id}'s date "
