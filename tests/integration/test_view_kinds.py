@@ -24,7 +24,7 @@ from projections.runner import VIEW_MODULES
 #: event classes no command records: bases of the others, and the library's creation events
 #: (a party is created by `Registered`, an invalidation record by `Opened`)
 NEVER_RECORDED = {
-    Party.Event, Party.Created, Party.Transferred, BatchInvalidation.Event,
+    Party.Event, Party.Created, Party.Transferred, Party.Reversal, BatchInvalidation.Event,
     BatchInvalidation.Created,
 }
 #: a finding against the demo's first ethanol batch (§80.1431(a)), so the log holds both
@@ -36,6 +36,13 @@ TRADE = [{"type": "sell", "id": "sell-1", "date": "2024-12-31", "party": "3001",
           "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}},
          {"type": "buy", "id": "buy-1", "date": "2024-12-31", "party": "3002", "from": "3001",
           "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}}]
+#: reversals (§80.1452(d)): that trade sent back, and a retirement of 3001's unretired
+REVERSALS = [{"type": "reverse", "id": "rev-1", "date": "2024-12-31", "party": "3001",
+              "command": "sell-1", "reason": "030"},
+             {"type": "retire", "id": "ret-1", "date": "2024-12-31", "party": "3001",
+              "reason": "spill", "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}},
+             {"type": "reverse", "id": "rev-2", "date": "2024-12-31", "party": "3001",
+              "command": "ret-1", "reason": "spill"}]
 
 
 def event_classes(aggregate: type[Any]) -> set[type[Any]]:
@@ -55,7 +62,7 @@ def test_a_market_records_only_classes_with_a_kind(tmp_path: Path) -> None:
     """The classes left out above are indeed never in the log: a whole market, a split and a
     finding record only classes that have a kind, and every one of those."""
     with Ledger(tmp_path) as ledger:
-        results = list(ledger.apply_many([*small_market(), FINDING, *TRADE]))
+        results = list(ledger.apply_many([*small_market(), FINDING, *TRADE, *REVERSALS]))
         assert {r.status for r in results} == {"applied"}, [r.error for r in results][-1]
         recorded = {type(logged.event) for logged in ledger.log.events()}
     assert set(EVENT_KINDS) <= recorded
