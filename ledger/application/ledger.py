@@ -26,6 +26,7 @@ from ledger.domain.daughters import cut
 from ledger.domain.errors import LedgerError
 from ledger.domain.party import Party
 from ledger.infrastructure.audit import audit, stored_heads
+from ledger.infrastructure.batch_status_index import BatchStatusIndex
 from ledger.infrastructure.chain import chain_head
 from ledger.infrastructure.event_store import open_app
 from ledger.infrastructure.head_file import KeySource, keep_head, use_key
@@ -99,6 +100,8 @@ class Ledger:
         #: the batches found invalid (§80.1431), read from the log once and then only what is
         #: new: the one cache of that question (ledger/infrastructure/invalidation_index.py)
         self._opened = InvalidationIndex(self._app.recorder)
+        #: the same for the batches with a QAP status or lock (§80.1471(e), §80.1474(b)(1))
+        self._statuses = BatchStatusIndex(self._app.recorder)
         #: the read port over the notification log (ledger/application/event_log.py)
         self.log = EventLog(self._app)
 
@@ -139,6 +142,7 @@ class Ledger:
             self._cache[aggregate.id] = aggregate
         self._cached_at = ids[-1]
         self._opened.saved(uow.events, position, ids[-1])
+        self._statuses.saved(uow.events, position, ids[-1])
 
     def close(self) -> None:
         with self._lock:
@@ -171,6 +175,7 @@ class Ledger:
             uow = UnitOfWork(  # the command id is looked up only if the first save fails
                 self._app, optimistic=attempt == 0, cache=self._cache_for(position),
                 opened=self._opened.up_to(position), trade_window=self._trade_window,
+                statuses_opened=self._statuses.up_to(position),
             )
             try:
                 outcome = handle(uow, parsed)
@@ -247,6 +252,7 @@ class Ledger:
         uow = UnitOfWork(
             self._app, optimistic=True, cache=self._cache_for(position),
             opened=self._opened.up_to(position), trade_window=self._trade_window,
+            statuses_opened=self._statuses.up_to(position),
         )
         results = []
         for number, command in batch:

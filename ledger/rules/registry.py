@@ -21,8 +21,12 @@ from ledger.rules import (
     s1431_invalid,
     s1434_retirement,
     s1450_registration,
+    s1451_compliance_level,
+    s1452_blocked,
     s1452_trades,
     s1460_prohibited,
+    s1471_auditors,
+    s1474_locks,
     s1474_replacement,
 )
 from ledger.rules.catalogue import Rule
@@ -32,6 +36,7 @@ SECTION_MODULES: tuple[ModuleType, ...] = (
     s1405_standards, s1407_obligations, s1415_equivalence, s1425_rin, generation, eligibility,
     delayed, s1427_compliance, s1428_rins, s1429_separation, s1431_invalid, s1434_retirement,
     s1450_registration, s1452_trades, s1460_prohibited, s1474_replacement,
+    s1451_compliance_level, s1452_blocked, s1471_auditors, s1474_locks,
 )
 
 
