@@ -54,6 +54,7 @@ class BatchStatus(Aggregate):
         (§80.1471(e)(1)-(3)), replacing any earlier status."""
 
         TOPIC = "rin_ledger:BatchStatus.Verified"
+        batch: str  # the batch identity YYYYCCCCFFFFFBBBBB, so each fact names its batch
         effective_date: date
         client_id: str | None
         auditor: str
@@ -71,6 +72,7 @@ class BatchStatus(Aggregate):
         company id; `party` is the submitting party, if one was named."""
 
         TOPIC = "rin_ledger:BatchStatus.Locked"
+        batch: str  # the batch identity YYYYCCCCFFFFFBBBBB, so each fact names its batch
         effective_date: date
         client_id: str | None
         holder: str
@@ -86,6 +88,7 @@ class BatchStatus(Aggregate):
         holders whose locks ended, each lock's life closing on `effective_date`."""
 
         TOPIC = "rin_ledger:BatchStatus.Unlocked"
+        batch: str  # the batch identity YYYYCCCCFFFFFBBBBB, so each fact names its batch
         effective_date: date
         client_id: str | None
         holder: str
@@ -122,8 +125,8 @@ class BatchStatus(Aggregate):
     def verify(self, auditor: str, qap: str, on: date, client_id: str | None) -> None:
         """A qap_auditor's verification (§80.1471(e)); it never verifies its own batch."""
         aud.check_independent(auditor, self.generated.key.company, self.batch)
-        self.trigger_event(self.Verified, effective_date=on, client_id=client_id,
-                           auditor=auditor, qap=qap)
+        self.trigger_event(self.Verified, batch=self.batch, effective_date=on,
+                           client_id=client_id, auditor=auditor, qap=qap)
 
     def lock(self, holder: str, party: str | None, reason: str, on: date,
              client_id: str | None) -> None:
@@ -131,8 +134,8 @@ class BatchStatus(Aggregate):
         lck.check_locker(holder, set(self.verifiers), self.batch)
         lck.check_not_locked_by(holder, self.locks, self.batch)
         lck.check_date(on.isoformat(), self.last_date.isoformat(), self.batch)
-        self.trigger_event(self.Locked, effective_date=on, client_id=client_id, holder=holder,
-                           party=party, reason=reason)
+        self.trigger_event(self.Locked, batch=self.batch, effective_date=on,
+                           client_id=client_id, holder=holder, party=party, reason=reason)
 
     def unlock(self, holder: str, party: str | None, reason: str, on: date,
                client_id: str | None) -> list[str]:
@@ -140,8 +143,9 @@ class BatchStatus(Aggregate):
         lck.check_lifter(holder, self.locks, self.batch)
         lck.check_date(on.isoformat(), self.last_date.isoformat(), self.batch)
         lifted = sorted(self.locks) if holder == lck.REGULATOR else [holder]
-        self.trigger_event(self.Unlocked, effective_date=on, client_id=client_id, holder=holder,
-                           party=party, reason=reason, lifted=lifted)
+        self.trigger_event(self.Unlocked, batch=self.batch, effective_date=on,
+                           client_id=client_id, holder=holder, party=party, reason=reason,
+                           lifted=lifted)
         return lifted
 
     @property
