@@ -659,7 +659,8 @@ class Party(Aggregate):
         held = sum(b.gallon_rins for b in blocks)
         what = f"D{selector.d_code} vintage {selector.vintage} K={selector.k}"
         if held < selector.quantity and gate is not OPEN:
-            gate.check_shortfall(self.pick(selector, on, reserved), on, selector.qap, what,
+            everything = selector.model_copy(update={"quantity": ALL_HELD})
+            gate.check_shortfall(self.pick(everything, on, reserved), on, selector.qap, what,
                                  selector.quantity, held, "rins.quantity")
         if held < selector.quantity and reserved is not None:
             everything = selector.model_copy(update={"quantity": ALL_HELD})
