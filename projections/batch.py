@@ -21,6 +21,8 @@ class Batch:
         self.counters: dict[Table, dict[Row, list[int]]] = defaultdict(dict)
         self.compliance_parties: set[str] = set()
         self.invalidated: set[str] = set()
+        #: batches locked or unlocked (§80.1474(b)(1)): their retirers' positions change too
+        self.locks_changed: set[str] = set()
 
     def add(self, table: Table, row: Row) -> None:
         """Queue one row, its values in the table's column order."""

@@ -24,6 +24,7 @@ from ledger.rules.s1427_compliance import (
 )
 from ledger.rules.s1429_separation import APPLIED_REASONS
 from projections.batch import Batch
+from projections.batch_locks import locked_now
 from projections.facts import Fact
 from projections.invalid import STANDING, invalid_retired
 from projections.schema import Table, View
@@ -130,6 +131,7 @@ def positions(db: Database, party: str) -> list[CompliancePosition]:
             [party],
         ):
             sums[slot(row)] -= invalid.get((row["notification_id"], row["seq"]), 0)
+    uncounted_while_locked(db, party, sums, invalid)
     retired: dict[int, list[Retirement]] = defaultdict(list)
     for (year, d_code, vintage, category), n in sorted(
         sums.items(), key=lambda item: (item[0][:3], item[0][3] or "")
@@ -143,6 +145,25 @@ def positions(db: Database, party: str) -> list[CompliancePosition]:
         for year, report in reports.items()
     }, retired, carry=carries_deficits(roles(db, party)))
     return [positions[c] for positions in years.values() for c in Category]
+
+
+def uncounted_while_locked(db: Database, party: str,
+                           sums: dict[tuple[int, int, int, str | None], int],
+                           invalid: dict[tuple[int, int], int]) -> None:
+    """RINs of a batch a lock holds now, retired for compliance, stop counting in `applied`
+    while the lock holds (§80.1474(b)(1), design.md "Locks"); the invalid part of a block is
+    already left out (§80.1431(b)(2)), so only the rest is taken off."""
+    locked = locked_now(db)
+    if not locked:
+        return
+    marks = ", ".join("?" for _ in locked)
+    reasons = ", ".join("?" for _ in APPLIED_REASONS)
+    for row in db.query(
+        f"SELECT notification_id, seq, {SLOT}, gallon_rins FROM retired_blocks WHERE party = ? "
+        f"AND reason IN ({reasons}) AND batch IN ({marks})",
+        [party, *(str(r) for r in APPLIED_REASONS), *sorted(locked)],
+    ):
+        sums[slot(row)] -= row["gallon_rins"] - invalid.get((row["notification_id"], row["seq"]), 0)
 
 
 def roles(db: Database, party: str) -> list[str]:

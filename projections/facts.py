@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, NamedTuple
 
+from ledger.domain.batch_status import BatchStatus
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.domain.rin import RinBlock
@@ -43,6 +44,12 @@ EVENT_KINDS: dict[type[Any], str] = {
     Party.Unretired: "unretired",
     BatchInvalidation.Opened: "opened",
     BatchInvalidation.Invalidated: "invalidated",
+    Party.GeneratorBlocked: "generator_blocked",
+    Party.GeneratorUnblocked: "generator_unblocked",
+    BatchStatus.Opened: "status_opened",
+    BatchStatus.Verified: "verified",
+    BatchStatus.Locked: "locked",
+    BatchStatus.Unlocked: "unlocked",
 }
 
 

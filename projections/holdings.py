@@ -19,7 +19,7 @@ from sqlite_utils import Database
 
 from ledger.domain.daughters import pieces
 from ledger.domain.rin import RinBlock
-from projections import trades
+from projections import batch_locks, trades
 from projections.batch import Batch
 from projections.facts import BATCH, Fact
 from projections.schema import Table, View
@@ -93,6 +93,7 @@ VIEWS = (CURRENT,)
 #: the report's columns: a position per key, or (`blocks`) one row per held block with its code
 COLUMNS = list(CURRENT.columns)
 BLOCK_COLUMNS = ["party", "rin", *COLUMNS[1:], "reserved"]  # reserved: by a pending sell
+BLOCK_COLUMNS += ["qap", "locked"]  # the batch's QAP status (§80.1471(e)) and lock (§80.1474)
 
 
 #: the sign of the change each kind of event makes to its party's holdings
@@ -209,6 +210,8 @@ def held_blocks(
         points[row["serial_end"] + 1] -= sign
     cuts = daughter_starts(db, as_of, known_at)
     reserved = trades.reservations(db, as_of, known_at)
+    statuses = batch_locks.qap_on(db, as_of, known_at)
+    locked = batch_locks.locked_on(db, as_of, known_at)
     out = []
     for (holder, prefix, d_code, vintage, k), points in sorted(deltas.items()):
         ranges = reserved.get((holder, prefix), [])
@@ -220,6 +223,8 @@ def held_blocks(
                     "party": holder, "rin": f"{prefix}{first:08d}{last:08d}", "d_code": d_code,
                     "vintage": vintage, "k": k, "gallon_rins": last - first + 1,
                     "reserved": any(s <= first and last <= e for s, e in ranges),
+                    "qap": batch_locks.qap_of(statuses, prefix[1:19]),
+                    "locked": prefix[1:19] in locked,
                 })
     return out
 

@@ -1,7 +1,8 @@
 """`verify`: replay every event from the notification log and check the ledger's invariants.
 
 Conservation per batch (held by all parties + retired = the generated range, no overlap), K only
-1 → 2, reservations held and never reserved twice nor moved while pending (§80.1452), no
+1 → 2, reservations held and never reserved twice nor moved while pending (§80.1452), no locked
+RIN moved while locked (§80.1474(b)(1), projections/lock_invariants.py), no
 negative holding or fuel volume on any date, and a from-scratch rebuild into a temporary file
 equal to the incremental views. Returns the broken invariants; empty = all hold.
 """
@@ -24,6 +25,7 @@ from ledger.domain.ranges import RangeError, SerialSet
 from ledger.domain.rin import RinBlock
 from projections.facts import Fact, batch_of
 from projections.holdings import changes
+from projections.lock_invariants import LockReplay
 from projections.quarterly import fuel_change
 from projections.runner import TABLES, TOPICS, project, rebuild, views_path
 
@@ -292,9 +294,11 @@ def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[s
     stop = project(ledger, path)
     all_facts = facts(ledger, stop)
     replay = Replay()
+    locks = LockReplay.of(ledger, stop)
     for fact in all_facts:
+        locks.check(fact)
         replay.run(fact)
     return [
-        *replay.problems, *replay.conservation(), *dated_checks(all_facts),
+        *replay.problems, *locks.problems, *replay.conservation(), *dated_checks(all_facts),
         *compare_with_rebuild(ledger, path, stop),
     ]

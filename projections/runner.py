@@ -23,10 +23,12 @@ from eventsourcing.utils import get_topic
 
 from ledger.application.event_log import LoggedEvent
 from ledger.application.ledger import Ledger
+from ledger.domain.batch_status import BatchStatus
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.infrastructure.settings import VIEWS_FILE
 from projections import (
+    batch_locks,
     compliance,
     export_deadlines,
     holdings,
@@ -48,21 +50,22 @@ VIEW_MODULES = (
     holdings, quarterly, compliance, lineage, journal, market, invalid, transfer_documents,
     export_deadlines, trades,
 )
-TABLES = tuple(t for m in (parties, *VIEW_MODULES) for t in m.TABLES)
+TABLES = tuple(t for m in (parties, batch_locks, *VIEW_MODULES) for t in m.TABLES)
 SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
 #: the tables' layout, kept in the file's user_version: a file of an older one is projected anew
 #: (2: compliance rows apply at most the RVO, §80.1427(a)(1); rows of layout 1 may not;
 #: 3: a year a deficit is carried into has its rows without a report of its own,
 #: §80.1427(b)(1)(ii), and the transfer_documents table; 4: the ervo_deadlines table,
 #: §80.1430(f); 5: the EMTS postings, trade_postings and trade_closings, §80.1452; 6: reversals,
-#: unretired_blocks, and compliance_retirements without the retirements they returned)
-LAYOUT = 6
+#: unretired_blocks, and compliance_retirements without the retirements they returned;
+#: 7: batch_events, QAP verifications and locks, §80.1471(e), §80.1474(b)(1))
+LAYOUT = 7
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a
 #: third of the log, are never read
 TOPICS = sorted({
-    get_topic(member) for aggregate in (Party, BatchInvalidation)
+    get_topic(member) for aggregate in (Party, BatchInvalidation, BatchStatus)
     for member in vars(aggregate).values()
     if isinstance(member, type) and issubclass(member, DomainEvent)
 })
@@ -176,6 +179,9 @@ def apply_event(notification_id: int, event: Any, owners: Owners, batch: Batch) 
     if isinstance(event, FINDINGS):
         invalid.project_finding(notification_id, event, batch)
         return
+    if isinstance(event, batch_locks.STATUS_EVENTS):
+        batch_locks.project_status(notification_id, event, batch)
+        return
     aggregate = event.originator_id.int
     if type(event) is Party.Registered:
         owners[aggregate] = event.party_id
@@ -198,10 +204,11 @@ def projectors(kind: str) -> tuple[Callable[[Fact, Batch], None], ...]:
 def finisher(batch: Batch) -> Callable[[Any], None] | None:
     """Recompute the compliance positions of the parties this batch touched, including those
     that retired for compliance RINs of a batch it found invalid (§80.1431(b)(2))."""
-    if not batch.compliance_parties and not batch.invalidated:
+    if not batch.compliance_parties and not batch.invalidated and not batch.locks_changed:
         return None
     return lambda db: compliance.refresh(
-        db, batch.compliance_parties | invalid.retirers(db, batch.invalidated)
+        db, batch.compliance_parties
+        | invalid.retirers(db, batch.invalidated | batch.locks_changed)
     )
 
 

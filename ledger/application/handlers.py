@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
+from ledger.application import batch_handlers as bh
 from ledger.application import originals
 from ledger.application.results import Result
 from ledger.application.unit_of_work import UnitOfWork
@@ -28,6 +29,7 @@ from ledger.infrastructure.command_records import CommandRecord, event_name
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1452_reversals as rev
 from ledger.rules import s1452_trades as trd
+from ledger.rules import s1471_auditors as aud
 
 __all__ = ["UnitOfWork", "digest", "handle"]
 
@@ -39,16 +41,23 @@ Handler = Callable[[UnitOfWork, Any], list[str]]
 # keeps its stored digest and is recognised as the same command when sent again.
 LATER_FIELDS = frozenset({
     "renewable_fraction_method", "foreign_producer", "heating_oil", "end_user_affidavits",
-    "basis",
+    "basis", "compliance_level", "compliance_facility",
 })
+#: selector fields added in release 2 (§80.1471(e)): left out of a digest while unset, likewise
+LATER_SELECTOR_FIELDS = frozenset({"qap"})
 
 
 def digest(command: c.Model) -> str:
     fields = type(command).model_fields
-    unset = {
-        name for name in LATER_FIELDS & fields.keys()
+    unset: dict[str, Any] = {
+        name: True for name in LATER_FIELDS & fields.keys()
         if getattr(command, name) == fields[name].default
     }
+    rins = getattr(command, "rins", None)
+    if isinstance(rins, c.Model):
+        later = {name for name in LATER_SELECTOR_FIELDS if getattr(rins, name, 0) is None}
+        if later:
+            unset["rins"] = later
     dumped = command.model_dump_json(by_alias=True, exclude=unset or None)
     return hashlib.sha256(dumped.encode()).hexdigest()
 
@@ -116,9 +125,10 @@ def transfer(uow: UnitOfWork, cmd: c.Transfer) -> list[str]:
     seller = uow.registered(cmd.from_, "from")
     buyer = uow.registered(cmd.to, "to")
     reason_code = TRADE_REASONS[cmd.reason]
+    aud.check_receiver(cmd.to, buyer.role_words, "to")
     blocks = seller.transfer_out(
         cmd.to, cmd.rins, cmd.date, uow.invalid_in, volume=cmd.volume, ptd=cmd.ptd,
-        price=cmd.price, reason_code=reason_code, client_id=cmd.id,
+        price=cmd.price, reason_code=reason_code, client_id=cmd.id, gate=uow.gate(buyer),
     )
     buyer.receive(cmd.from_, blocks, cmd.date, volume=cmd.volume, ptd=cmd.ptd, price=cmd.price,
                   reason_code=reason_code, client_id=cmd.id)
@@ -136,17 +146,17 @@ def transfer_fuel(uow: UnitOfWork, cmd: c.TransferFuel) -> list[str]:
 
 
 def separate(uow: UnitOfWork, cmd: c.Separate) -> list[str]:
-    uow.registered(cmd.party, "party").separate(cmd, uow.invalid_in)
+    uow.registered(cmd.party, "party").separate(cmd, uow.invalid_in, uow.gate())
     return []
 
 
 def retire(uow: UnitOfWork, cmd: c.Retire) -> list[str]:
-    uow.registered(cmd.party, "party").retire(cmd, uow.invalid_in)
+    uow.registered(cmd.party, "party").retire(cmd, uow.invalid_in, uow.gate())
     return []
 
 
 def split(uow: UnitOfWork, cmd: c.Split) -> list[str]:
-    return [d.code for d in uow.registered(cmd.party, "party").split(cmd)]
+    return [d.code for d in uow.registered(cmd.party, "party").split(cmd, uow.gate())]
 
 
 def report_obligation(uow: UnitOfWork, cmd: c.ReportObligation) -> list[str]:
@@ -178,7 +188,9 @@ def sell(uow: UnitOfWork, cmd: c.Sell) -> list[str]:
     seller = uow.registered(cmd.party, "party")
     buyer = uow.registered(cmd.to, "to")
     buy = answered(buyer, cmd.match, Side.SELL, cmd.party)
-    posting = seller.post_sell(cmd, uow.invalid_in, narrowed=narrowed(cmd.rins, buy))
+    aud.check_receiver(cmd.to, buyer.role_words, "to")
+    gate = uow.gate(buyer)
+    posting = seller.post_sell(cmd, uow.invalid_in, narrowed=narrowed(cmd.rins, buy), gate=gate)
     keys = [b.key for b in posting.rins]
     if buy is not None:
         trd.check_agree(posting.terms, keys, buy.terms, posting.id, buy.id, "match")
@@ -187,7 +199,7 @@ def sell(uow: UnitOfWork, cmd: c.Sell) -> list[str]:
                     if not trd.differences(posting.terms, keys, b.terms)), None)
     buyer.offered(posting)
     if buy is not None:
-        buyer.accept(buy, posting, seller.deliver(posting, buy, uow.invalid_in))
+        buyer.accept(buy, posting, seller.deliver(posting, buy, uow.invalid_in, gate))
     return []
 
 
@@ -197,6 +209,7 @@ def buy(uow: UnitOfWork, cmd: c.Buy) -> list[str]:
     buyer = uow.registered(cmd.party, "party")
     seller = uow.registered(cmd.from_, "from")
     sold = answered(seller, cmd.match, Side.BUY, cmd.party)
+    aud.check_receiver(cmd.party, buyer.role_words, "party")
     posting = buyer.post_buy(cmd)
     if sold is not None:
         trd.check_agree(sold.terms, [b.key for b in sold.rins], posting.terms, sold.id,
@@ -207,7 +220,8 @@ def buy(uow: UnitOfWork, cmd: c.Buy) -> list[str]:
                     None)
     seller.offered(posting)
     if sold is not None:
-        buyer.accept(posting, sold, seller.deliver(sold, posting, uow.invalid_in))
+        buyer.accept(posting, sold,
+                     seller.deliver(sold, posting, uow.invalid_in, uow.gate(buyer)))
     return []
 
 
@@ -226,6 +240,8 @@ def narrowed(rins: c.RinSelector, buy: Posting | None) -> c.RinSelector | None:
         return None
     narrowing = {name: getattr(buy.terms, name) for name in BATCH_FIELDS
                  if getattr(rins, name) is None and getattr(buy.terms, name) is not None}
+    if rins.qap is None and buy.terms.qap is not None:  # the QAP status the buy asks
+        narrowing["qap"] = buy.terms.qap
     return rins.model_copy(update=narrowing) if narrowing else None
 
 
@@ -283,4 +299,9 @@ HANDLERS: dict[type[c.Model], Handler] = {
     c.DenyTrade: deny_trade,
     c.ExpireTrades: expire_trades,
     c.Reverse: reverse,
+    c.Lock: bh.lock,
+    c.Unlock: bh.unlock,
+    c.VerifyBatch: bh.verify_batch,
+    c.BlockGenerator: bh.block_generator,
+    c.UnblockGenerator: bh.unblock_generator,
 }

@@ -18,14 +18,17 @@ from eventsourcing.persistence import IntegrityError, PersistenceError, Recordin
 from ledger.application.command_input import CommandInput, parse_command
 from ledger.application.event_log import EventLog
 from ledger.application.handlers import handle
+from ledger.application.held_blocks import block_rows
 from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
 from ledger.application.results import rejected
 from ledger.application.store_failures import StoreError, WriteConflict
 from ledger.application.unit_of_work import UnitOfWork
-from ledger.domain.daughters import cut
+from ledger.domain.batch_status import BatchStatus
 from ledger.domain.errors import LedgerError
 from ledger.domain.party import Party
+from ledger.domain.rin import BatchId
 from ledger.infrastructure.audit import audit, stored_heads
+from ledger.infrastructure.batch_status_index import BatchStatusIndex
 from ledger.infrastructure.chain import chain_head
 from ledger.infrastructure.event_store import open_app
 from ledger.infrastructure.head_file import KeySource, keep_head, use_key
@@ -99,6 +102,8 @@ class Ledger:
         #: the batches found invalid (§80.1431), read from the log once and then only what is
         #: new: the one cache of that question (ledger/infrastructure/invalidation_index.py)
         self._opened = InvalidationIndex(self._app.recorder)
+        #: the same for the batches with a QAP status or lock (§80.1471(e), §80.1474(b)(1))
+        self._statuses = BatchStatusIndex(self._app.recorder)
         #: the read port over the notification log (ledger/application/event_log.py)
         self.log = EventLog(self._app)
 
@@ -139,6 +144,7 @@ class Ledger:
             self._cache[aggregate.id] = aggregate
         self._cached_at = ids[-1]
         self._opened.saved(uow.events, position, ids[-1])
+        self._statuses.saved(uow.events, position, ids[-1])
 
     def close(self) -> None:
         with self._lock:
@@ -171,6 +177,7 @@ class Ledger:
             uow = UnitOfWork(  # the command id is looked up only if the first save fails
                 self._app, optimistic=attempt == 0, cache=self._cache_for(position),
                 opened=self._opened.up_to(position), trade_window=self._trade_window,
+                statuses_opened=self._statuses.up_to(position),
             )
             try:
                 outcome = handle(uow, parsed)
@@ -247,6 +254,7 @@ class Ledger:
         uow = UnitOfWork(
             self._app, optimistic=True, cache=self._cache_for(position),
             opened=self._opened.up_to(position), trade_window=self._trade_window,
+            statuses_opened=self._statuses.up_to(position),
         )
         results = []
         for number, command in batch:
@@ -347,10 +355,17 @@ class Ledger:
         ]
 
     def blocks(self, party_id: str) -> list[dict[str, Any]]:
-        """One row per held block with its 38-character code; daughters apart (§80.1428(d))."""
-        party = self.party(party_id)
-        return [
-            {"party": party_id, "rin": b.code, "d_code": b.key.d_code, "vintage": b.key.vintage,
-             "k": b.key.k, "gallon_rins": b.gallon_rins}
-            for b in cut(party.holdings.blocks(), party.split_cuts)
-        ]
+        """One row per held block with its 38-character code; daughters apart (§80.1428(d)), with
+        `reserved`, `qap` and `locked` (ledger/application/held_blocks.py)."""
+        return block_rows(self.party(party_id), self.batch_status)
+
+    def batch_status(self, batch_id: BatchId) -> BatchStatus | None:
+        """A batch's QAP status and locks as they stand now, or None if it has neither."""
+        try:
+            with self._lock:
+                status: BatchStatus = self._app.repository.get(BatchStatus.create_id(batch_id))
+                return status
+        except AggregateNotFoundError:
+            return None
+        except STORE_FAILURES as error:
+            raise StoreError(str(error), None) from error

@@ -16,10 +16,13 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import Recording
 
+from ledger.domain.batch_gate import Gate
+from ledger.domain.batch_status import BatchStatus
 from ledger.domain.business_days import business_days_after
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.domain.rin import BatchId, RinBlock
+from ledger.infrastructure.batch_status_index import BatchStatusIndex
 from ledger.infrastructure.command_records import CommandRecord
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.invalidation_index import InvalidationIndex
@@ -33,6 +36,7 @@ class UnitOfWork:
     def __init__(
         self, app: LedgerApp, *, optimistic: bool = False, cache: dict[UUID, Any] | None = None,
         opened: InvalidationIndex | None = None, trade_window: int = TRADE_WINDOW,
+        statuses_opened: BatchStatusIndex | None = None,
     ) -> None:
         self.app = app
         #: business days a posting may wait before `expire_trades` ends it (§80.1452(c))
@@ -45,6 +49,12 @@ class UnitOfWork:
         if opened is None:
             opened = InvalidationIndex(app.recorder).up_to(app.recorder.max_notification_id() or 0)
         self.opened = opened
+        if statuses_opened is None:
+            statuses_opened = BatchStatusIndex(app.recorder).up_to(
+                app.recorder.max_notification_id() or 0)
+        #: which batches have a QAP status or lock record (§80.1471(e), §80.1474(b)(1))
+        self.statuses_opened = statuses_opened
+        self.statuses: dict[BatchId, BatchStatus | None] = {}
         self.parties: dict[str, Party | None] = {}
         self.records: dict[str, CommandRecord] = {}
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
@@ -89,6 +99,8 @@ class UnitOfWork:
             self.parties[aggregate.party_id] = fresh
         elif isinstance(aggregate, BatchInvalidation):
             self.invalidations[aggregate.generated.key.batch_id] = fresh
+        elif isinstance(aggregate, BatchStatus):
+            self.statuses[aggregate.generated.key.batch_id] = fresh
 
     def party(self, party_id: str) -> Party | None:
         if party_id not in self.parties:
@@ -142,10 +154,12 @@ class UnitOfWork:
         assert party is not None
         return party
 
-    def adopt(self, aggregate: Party | BatchInvalidation) -> None:
+    def adopt(self, aggregate: Party | BatchInvalidation | BatchStatus) -> None:
         """A new aggregate the current command created."""
         if isinstance(aggregate, Party):
             self.parties[aggregate.party_id] = aggregate
+        elif isinstance(aggregate, BatchStatus):
+            self.statuses[aggregate.generated.key.batch_id] = aggregate
         else:
             self.invalidations[aggregate.generated.key.batch_id] = aggregate
         self.touch(aggregate)
@@ -167,6 +181,25 @@ class UnitOfWork:
         record = self.invalidation(block.key.batch_id)
         return record.invalid_in(block) if record is not None else 0
 
+    def batch_status(self, batch_id: BatchId) -> BatchStatus | None:
+        """The batch's QAP status and locks (ledger/domain/batch_status.py), or None if it was
+        never verified nor locked."""
+        if batch_id not in self.statuses:
+            record_id = BatchStatus.create_id(batch_id)
+            self.statuses[batch_id] = (
+                self.load(record_id) if self.statuses_opened.opened(record_id) else None
+            )
+            self.note_read(record_id, self.statuses[batch_id])
+        status: BatchStatus | None = self.touch(self.statuses[batch_id])
+        return status
+
+    def gate(self, receiver: Party | None = None) -> Gate:
+        """What this command's RINs pass besides their holder's book: their batches' locks and
+        QAP status, and `receiver`'s blocked list (§80.1452(d))."""
+        if receiver is None:
+            return Gate(self.batch_status)
+        return Gate(self.batch_status, receiver.party_id, tuple(receiver.blocked))
+
     def generated_block(self, batch_id: BatchId) -> RinBlock | None:
         """The whole batch-RIN as generated (serials 1..N), or None if no such batch exists."""
         party = self.party(batch_id.company)
@@ -186,6 +219,7 @@ class UnitOfWork:
         return [
             *(p for p in self.parties.values() if p is not None),
             *(r for r in self.invalidations.values() if r is not None),
+            *(r for r in self.statuses.values() if r is not None),
         ]
 
     def aggregates(self) -> list[Any]:

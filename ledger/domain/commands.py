@@ -38,6 +38,8 @@ CommandId = Annotated[Text, Field(min_length=1, max_length=200)]
 Reason = Annotated[Text, Field(max_length=100)] | Annotated[Integer, Field(ge=0, le=99_999)]
 Year = Annotated[Integer, Field(ge=2008, le=2099)]
 Code = Annotated[Text, Field(min_length=38, max_length=38)]
+#: a selector's QAP status (§80.1471(e)): Q-, A-, B-RINs, or RINs no auditor verified
+QapStatus = Literal["Q", "A", "B", "unverified"]
 
 
 class Model(BaseModel):
@@ -50,6 +52,7 @@ class ByCode(Model):
     """Exactly the block with this 38-character code, held in full."""
 
     code: Code
+    qap: QapStatus | None = None
 
 
 class ByAttributes(Model):
@@ -62,6 +65,7 @@ class ByAttributes(Model):
     company: PartyId | None = None
     facility: FacilityId | None = None
     batch: BatchNumber | None = None
+    qap: QapStatus | None = None
 
 
 def _selector_kind(value: Any) -> str:
@@ -70,7 +74,7 @@ def _selector_kind(value: Any) -> str:
     return "by_code" if "code" in named else "by_attributes"
 
 
-SELECTOR_TAGS = ("by_code", "by_attributes")
+SELECTOR_TAGS = ("by_code", "by_attributes", "batch_code", "batch_identity")
 RinSelector = Annotated[
     Annotated[ByCode, Tag("by_code")] | Annotated[ByAttributes, Tag("by_attributes")],
     Discriminator(_selector_kind),
@@ -148,6 +152,10 @@ class Retire(Dated):
     rins: RinSelector
     compliance_year: Year | None = None
     category: Literal["CB", "BBD"] | None = None
+    #: the basis of a compliance retirement, and the facility for a facility-by-facility one
+    #: (§80.1451(a)(1)(iii)-(iv))
+    compliance_level: Literal["facility", "aggregate"] | None = None
+    compliance_facility: FacilityId | None = None
 
 
 class Split(Dated):
@@ -266,17 +274,80 @@ class Invalidate(Dated):
     note: Annotated[Text, Field(max_length=2000)] | None = None
 
 
+class BatchIdentity(Model):
+    """A batch by its identity (§80.1425(e)): generator, facility, batch number and year."""
+
+    company: PartyId
+    facility: FacilityId
+    batch: BatchNumber
+    vintage: Year
+
+
+#: a batch named by a 38-character RIN code (its K, RR, D and serials ignored) or its identity
+BatchName = Annotated[
+    Annotated[Code, Tag("batch_code")] | Annotated[BatchIdentity, Tag("batch_identity")],
+    Discriminator(lambda value: "batch_code" if isinstance(value, str) else "batch_identity"),
+]
+LockReason = Annotated[Text, Field(max_length=200)]
+
+
+class Lock(Dated):
+    """Lock a batch (§80.1474(b)(1)): the regulator (no `party`) or a qap_auditor that
+    verified it; its RINs, wherever held, neither move nor count until unlocked."""
+
+    type: Literal["lock"] = "lock"
+    batch: BatchName
+    reason: LockReason | None = None
+    party: PartyId | None = None
+
+
+class Unlock(Dated):
+    """Lift a lock: the regulator's unlock lifts every lock, an auditor's only its own."""
+
+    type: Literal["unlock"] = "unlock"
+    batch: BatchName
+    reason: LockReason | None = None
+    party: PartyId | None = None
+
+
+class BlockGenerator(Dated):
+    """Put a generator (company id) on the party's EMTS blocked list (§80.1452(d))."""
+
+    type: Literal["block_generator"] = "block_generator"
+    party: PartyId
+    generator: PartyId
+
+
+class UnblockGenerator(Dated):
+    """Take a generator off the party's blocked list."""
+
+    type: Literal["unblock_generator"] = "unblock_generator"
+    party: PartyId
+    generator: PartyId
+
+
+class VerifyBatch(Dated):
+    """A qap_auditor's verification of a batch under a QAP (§80.1469-§80.1471): Q, A or B;
+    a re-verification replaces the status."""
+
+    type: Literal["verify_batch"] = "verify_batch"
+    party: PartyId
+    batch: BatchName
+    qap: Literal["Q", "A", "B"]
+
+
 Command = Annotated[
     RegisterParty | Generate | Transfer | TransferFuel | Separate | Retire | Split
     | ReportObligation | Invalidate | Sell | Buy | CancelTrade | DenyTrade | ExpireTrades
-    | Reverse,
+    | Reverse | Lock | Unlock | BlockGenerator | UnblockGenerator | VerifyBatch,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Command] = TypeAdapter(Command)
 COMMAND_TYPES = (
     "register_party", "generate", "transfer", "transfer_fuel", "separate", "retire", "split",
     "report_obligation", "invalidate", "sell", "buy", "cancel_trade", "deny_trade",
-    "expire_trades", "reverse",
+    "expire_trades", "reverse", "lock", "unlock", "block_generator", "unblock_generator",
+    "verify_batch",
 )
 
 

@@ -19,6 +19,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.domain import Aggregate
 
 from ledger.domain import commands as c
+from ledger.domain.batch_gate import OPEN, Gate
 from ledger.domain.business_days import business_days_after
 from ledger.domain.daughters import add_cut, cut
 from ledger.domain.emts import TRADE_REASONS
@@ -41,9 +42,12 @@ from ledger.rules import s1428_rins as r1428
 from ledger.rules import s1429_separation as sep
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1450_registration as reg
+from ledger.rules import s1451_compliance_level as lvl
+from ledger.rules import s1452_blocked as blk
 from ledger.rules import s1452_reversals as rev
 from ledger.rules import s1452_trades as trd
 from ledger.rules import s1460_prohibited as prh
+from ledger.rules import s1471_auditors as aud
 from ledger.rules import s1474_replacement as rpl
 from ledger.rules.s1407_obligations import Category, compute_rvo, validate_rvo
 from ledger.rules.s1425_rin import check_batch_unique
@@ -68,7 +72,8 @@ class Party(Aggregate):
     #: older version cannot hold the facts, so the snapshot store replays past it
     #: (ledger/infrastructure/snapshot_seal.py); `upcast_v2_v3` serves the audit's comparison.
     #: 4: `trades`, the party's EMTS postings and the offers made to it (§80.1452).
-    class_version = 4
+    #: 5: `blocked`, the generators on the party's EMTS blocked list (§80.1452(d)).
+    class_version = 5
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -89,6 +94,11 @@ class Party(Aggregate):
     def upcast_v3_v4(state: dict[str, Any]) -> None:
         """A v3 state predates EMTS postings: its party had none (§80.1452)."""
         state["trades"] = TradeBook()
+
+    @staticmethod
+    def upcast_v4_v5(state: dict[str, Any]) -> None:
+        """A v4 state predates the blocked list: its party blocked no generator (§80.1452(d))."""
+        state["blocked"] = []
 
     @staticmethod
     @lru_cache(maxsize=16_384)
@@ -246,6 +256,9 @@ class Party(Aggregate):
         reserves on `effective_date`, a buy's none. `client_id` is the posting's id."""
 
         TOPIC = "rin_ledger:Party.TradePosted"
+        #: 2 added `qap`, the QAP status a buy asks or a sell's RINs have (§80.1471(e)); None
+        #: where it names none (every v1 posting)
+        class_version = 2
         effective_date: date
         client_id: str
         side: Side
@@ -265,10 +278,15 @@ class Party(Aggregate):
         broker: str | None
         reason_code: int
         match: str | None
+        qap: str | None = None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["qap"] = None
 
         def apply(self, party: Party) -> None:
             terms = Terms(self.effective_date, self.d_code, self.vintage, self.k, self.quantity,
-                          self.volume, self.company, self.facility, self.batch)
+                          self.volume, self.company, self.facility, self.batch, qap=self.qap)
             party.trades.post(Posting(
                 self.client_id, Side(self.side), party.party_id, self.partner, terms,
                 tuple(self.rins), self.price, self.gallon_price, self.ptd, self.broker,
@@ -456,6 +474,9 @@ class Party(Aggregate):
         """Gallon-RINs retired, for compliance or another EMTS reason; they never move again."""
 
         TOPIC = "rin_ledger:Party.Retired"
+        #: 2 added `compliance_level` and `compliance_facility`, the basis a compliance
+        #: retirement is for (§80.1451(a)(1)(iii)-(iv)); v1 retirements stated none
+        class_version = 2
         effective_date: date
         client_id: str | None
         rins: list[RinBlock]
@@ -463,6 +484,13 @@ class Party(Aggregate):
         reason: str
         compliance_year: int | None
         category: str | None
+        compliance_level: str | None = None
+        compliance_facility: str | None = None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["compliance_level"] = None
+            state["compliance_facility"] = None
 
         def apply(self, party: Party) -> None:
             for block in self.rins:
@@ -476,6 +504,29 @@ class Party(Aggregate):
                 facts.applied.setdefault(self.compliance_year, []).extend(
                     AppliedRetirement(b, self.reason, self.category) for b in self.rins
                 )
+
+    class GeneratorBlocked(Event):
+        """`generator` went on the party's EMTS blocked list: it refuses that company's RINs
+        (§80.1452(d))."""
+
+        TOPIC = "rin_ledger:Party.GeneratorBlocked"
+        effective_date: date
+        client_id: str | None
+        generator: str
+
+        def apply(self, party: Party) -> None:
+            party.blocked.append(self.generator)
+
+    class GeneratorUnblocked(Event):
+        """`generator` came off the party's blocked list (§80.1452(d))."""
+
+        TOPIC = "rin_ledger:Party.GeneratorUnblocked"
+        effective_date: date
+        client_id: str | None
+        generator: str
+
+        def apply(self, party: Party) -> None:
+            party.blocked.remove(self.generator)
 
     class ObligationReported(Event):
         """An obligated party's or exporter's RVOs for a year (§80.1407), given or computed.
@@ -520,6 +571,7 @@ class Party(Aggregate):
         #: batch identity → first serials of the daughters this party knows (§80.1428(d))
         self.split_cuts: dict[str, list[int]] = {}
         self.trades = TradeBook()  # EMTS postings and offers (§80.1452)
+        self.blocked: list[str] = []  # generators on its EMTS blocked list (§80.1452(d))
 
     @property
     def batches_used(self) -> dict[int, list[str]]:
@@ -545,6 +597,7 @@ class Party(Aggregate):
     ) -> Party:
         """A new party with known roles (§80.1450); `registered`: the id is taken already."""
         reg.check_roles(roles)
+        aud.check_registration(roles)
         reg.check_new(party_id, registered)
         return cls._create(
             cls.Registered, id=cls.create_id(party_id), party_id=party_id, name=name,
@@ -659,8 +712,9 @@ class Party(Aggregate):
 
     # -- what a command names (§80.1428) ------------------------------------------------------
 
-    def select(self, selector: c.RinSelector, on: date) -> list[RinBlock]:
-        """The exact blocks a selector names among what this party may move on `on` (FIFO)."""
+    def select(self, selector: c.RinSelector, on: date, gate: Gate = OPEN) -> list[RinBlock]:
+        """The exact blocks a selector names among what this party may move on `on` (FIFO),
+        past `gate`: locks, the receiver's blocked list, the QAP status asked."""
         if isinstance(selector, c.ByCode):
             base, start, end = parse_code(selector.code, "rins.code")
             key = self.holdings.key_for(base)
@@ -669,11 +723,16 @@ class Party(Aggregate):
             r1428.check_held(block.gallon_rins, held, selector.code, on.isoformat(), "rins.code")
             r1428.check_not_parent(block, self.split_cuts, "rins.code")
             trd.check_unreserved(selector.code, self.trades.reserving(block, on), "rins.code")
+            gate.admit([block], on, "rins.code", selector.qap)
             return [block]
         reserved = partial(self.trades.reserved, on=on) if self.trades.has_sells else None
-        blocks = self.pick(selector, on, reserved)
+        blocks = self.pick(selector, on, gate.withholding(reserved, on, selector.qap))
         held = sum(b.gallon_rins for b in blocks)
         what = f"D{selector.d_code} vintage {selector.vintage} K={selector.k}"
+        if held < selector.quantity and gate is not OPEN:
+            everything = selector.model_copy(update={"quantity": ALL_HELD})
+            gate.check_shortfall(self.pick(everything, on, reserved), on, selector.qap, what,
+                                 selector.quantity, held, "rins.quantity")
         if held < selector.quantity and reserved is not None:
             everything = selector.model_copy(update={"quantity": ALL_HELD})
             owned = sum(b.gallon_rins for b in self.pick(everything, on, None))
@@ -705,11 +764,11 @@ class Party(Aggregate):
     def transfer_out(
         self, to_party: str, selector: c.RinSelector, on: date, invalid_in: InvalidIn, *,
         volume: Decimal | None, ptd: str | None, price: Decimal | None, reason_code: int,
-        client_id: str | None,
+        client_id: str | None, gate: Gate = OPEN,
     ) -> list[RinBlock]:
         """Sell the RINs `selector` names (and, with K=1, their fuel) to `to_party`."""
         r1428.check_not_self(self.party_id, to_party)
-        blocks = self.select(selector, on)
+        blocks = self.select(selector, on, gate)
         self.check_deliverable(blocks, on, invalid_in, volume)
         self.trigger_event(
             self.TransferredOut, effective_date=on, client_id=client_id, rins=blocks,
@@ -756,17 +815,19 @@ class Party(Aggregate):
     # -- EMTS postings (§80.1452) -------------------------------------------------------------
 
     def post_sell(self, cmd: c.Sell, invalid_in: InvalidIn, *,
-                  narrowed: c.RinSelector | None = None) -> Posting:
+                  narrowed: c.RinSelector | None = None, gate: Gate = OPEN) -> Posting:
         """Post a sell: the exact ranges `cmd.rins` (or `narrowed`, the same pick narrowed to the
         batch a buy names) names on `cmd.date` are checked as a transfer's and reserved."""
         r1428.check_not_self(self.party_id, cmd.to)
-        blocks = self.select(narrowed or cmd.rins, cmd.date)
+        blocks = self.select(narrowed or cmd.rins, cmd.date, gate)
         self.check_deliverable(blocks, cmd.date, invalid_in, cmd.volume)
         key = blocks[0].key
         named = cmd.rins if isinstance(cmd.rins, c.ByAttributes) else key
+        statuses = {gate.qap(b.key) for b in blocks}
         return self._post(cmd, Side.SELL, cmd.to, Terms(
             cmd.date, key.d_code, key.vintage, key.k, sum(b.gallon_rins for b in blocks),
             cmd.volume, named.company, named.facility, named.batch,
+            qap=statuses.pop() if len(statuses) == 1 else None,
         ), blocks)
 
     def post_buy(self, cmd: c.Buy) -> Posting:
@@ -777,7 +838,7 @@ class Party(Aggregate):
             r1428.check_assigned_transfer(rins.quantity, cmd.volume)
         return self._post(cmd, Side.BUY, cmd.from_, Terms(
             cmd.date, rins.d_code, rins.vintage, rins.k, rins.quantity, cmd.volume,
-            rins.company, rins.facility, rins.batch,
+            rins.company, rins.facility, rins.batch, qap=rins.qap,
         ), [])
 
     def _post(self, cmd: c.Sell | c.Buy, side: Side, partner: str, terms: Terms,
@@ -788,7 +849,7 @@ class Party(Aggregate):
             quantity=terms.quantity, volume=terms.volume, company=terms.company,
             facility=terms.facility, batch=terms.batch, rins=blocks, price=cmd.price,
             gallon_price=cmd.gallon_price, ptd=cmd.ptd, broker=cmd.broker,
-            reason_code=TRADE_REASONS[cmd.reason], match=cmd.match,
+            reason_code=TRADE_REASONS[cmd.reason], match=cmd.match, qap=terms.qap,
         )
         return self.trades.postings[cmd.id]
 
@@ -801,10 +862,13 @@ class Party(Aggregate):
         """This party's pending postings of `side` naming `partner`, oldest first."""
         return [p for p in self.trades.pending() if p.side is side and p.partner == partner]
 
-    def deliver(self, sell: Posting, buy: Posting, invalid_in: InvalidIn) -> list[RinBlock]:
+    def deliver(self, sell: Posting, buy: Posting, invalid_in: InvalidIn,
+                gate: Gate = OPEN) -> list[RinBlock]:
         """Complete pending `sell` with `buy`: its reserved ranges (and K=1 fuel) leave for the
-        buyer with every check a transfer makes (§80.1428(a), §80.1460(b)(2)), on its date."""
+        buyer with every check a transfer makes (§80.1428(a), §80.1460(b)(2)), on its date,
+        past `gate` (locks, the buyer's blocked list)."""
         blocks, on = list(sell.rins), sell.terms.date
+        gate.admit(blocks, on, "rins")
         self.check_deliverable(blocks, on, invalid_in, sell.terms.volume, besides=sell.id)
         self.close(sell.id, Status.COMPLETED, on, None, client_id=buy.id, counterpart=buy.id)
         self.trigger_event(
@@ -911,9 +975,23 @@ class Party(Aggregate):
             volume=volume, counterparty=counterparty, ptd=ptd, facility=None,
         )
 
+    # -- the EMTS blocked list (§80.1452(d)) ---------------------------------------------------
+
+    def block_generator(self, cmd: c.BlockGenerator) -> None:
+        """Refuse from now on the RINs `cmd.generator` generated (§80.1452(d))."""
+        blk.check_block(self.party_id, cmd.generator, self.blocked)
+        self.trigger_event(self.GeneratorBlocked, effective_date=cmd.date, client_id=cmd.id,
+                           generator=cmd.generator)
+
+    def unblock_generator(self, cmd: c.UnblockGenerator) -> None:
+        """Accept again the RINs `cmd.generator` generated (§80.1452(d))."""
+        blk.check_unblock(self.party_id, cmd.generator, self.blocked)
+        self.trigger_event(self.GeneratorUnblocked, effective_date=cmd.date, client_id=cmd.id,
+                           generator=cmd.generator)
+
     # -- splits, separations, retirements, reports --------------------------------------------
 
-    def split(self, cmd: c.Split) -> list[RinBlock]:
+    def split(self, cmd: c.Split, gate: Gate = OPEN) -> list[RinBlock]:
         """Divide a held batch-RIN into daughters differing only in S and E (§80.1428(d))."""
         base, start, end = parse_code(cmd.rin, "rin")
         key = self.holdings.key_for(base)
@@ -922,6 +1000,7 @@ class Party(Aggregate):
         r1428.check_split(parent.gallon_rins, held, cmd.sizes, cmd.rin)
         r1428.check_not_parent(parent, self.split_cuts, "rin")
         trd.check_unreserved(cmd.rin, self.trades.reserving(parent, cmd.date), "rin")
+        gate.admit([parent], cmd.date, "rin")
         daughters, first = [], start
         for size in cmd.sizes:
             daughters.append(RinBlock(parent.key, first, first + size - 1))
@@ -932,7 +1011,7 @@ class Party(Aggregate):
         )
         return daughters
 
-    def separate(self, cmd: c.Separate, invalid_in: InvalidIn) -> None:
+    def separate(self, cmd: c.Separate, invalid_in: InvalidIn, gate: Gate = OPEN) -> None:
         """Separate K=1 gallon-RINs from their fuel (§80.1429), within the (b)(7) and (b)(9)
         limits when an obligated party separates while the fuel is unblended."""
         reason = sep.separation_reason(cmd.reason)
@@ -941,7 +1020,7 @@ class Party(Aggregate):
                 reason, k=2, gallon_rins=0, volume=None, blend_percent=None, fuels=set(),
                 roles=[],
             )
-        blocks = self.select(cmd.rins, cmd.date)
+        blocks = self.select(cmd.rins, cmd.date, gate)
         fuels = {b.key.fuel for b in blocks}
         reason = sep.read_for_fuels(reason, cmd.reason, fuels)
         sep.check_separation(
@@ -965,13 +1044,15 @@ class Party(Aggregate):
             volume=cmd.volume, blend_percent=cmd.blend_percent, fuel_used=Decimal(fuel_used),
         )
 
-    def retire(self, cmd: c.Retire, invalid_in: InvalidIn) -> None:
+    def retire(self, cmd: c.Retire, invalid_in: InvalidIn, gate: Gate = OPEN) -> None:
         """Retire gallon-RINs for compliance (§80.1427) or another EMTS reason."""
         reason = retirement_reason(cmd.reason)
         cmp.check_retirement_year(reason.word, cmd.compliance_year, cmd.category)
+        lvl.check_compliance_level(self.party_id, reason.word, cmd.compliance_level,
+                                   cmd.compliance_facility, self.facilities)
         if reason.word == "compliance":
             cmp.check_retirer(self.party_id, self.role_words)
-        blocks = self.select(cmd.rins, cmd.date)
+        blocks = self.select(cmd.rins, cmd.date, gate)
         if reason.word != sep.REPLACEMENT_RETIREMENT:
             sep.check_replacement_use(
                 self.replacement_rins(blocks), blocks, f"retired for {reason.word}"
@@ -992,7 +1073,8 @@ class Party(Aggregate):
         self.trigger_event(
             self.Retired, effective_date=cmd.date, client_id=cmd.id, rins=blocks,
             reason_code=reason.code, reason=reason.word, compliance_year=cmd.compliance_year,
-            category=cmd.category,
+            category=cmd.category, compliance_level=cmd.compliance_level,
+            compliance_facility=cmd.compliance_facility,
         )
 
     def check_remedial(self, cmd: c.Retire, blocks: list[RinBlock], invalid_in: InvalidIn

@@ -55,6 +55,7 @@ class Terms:
     company: str | None = None
     facility: str | None = None
     batch: str | None = None
+    qap: str | None = None  # a buy's QAP status asked, a sell's RINs' status (§80.1471(e))
 
 
 BATCH_FIELDS = ("company", "facility", "batch")

@@ -21,6 +21,9 @@ class Role(StrEnum):
     BLENDER = "blender"
     SMALL_REFINER = "small_refiner"
     RIN_OWNER = "rin_owner"
+    QAP_AUDITOR = "qap_auditor"  # independent third-party auditor (§80.1471)
+    REGULATOR = "regulator"  # the EPA: locks and invalidates (§80.1474(b)(1), §80.1431)
+    BROKER = "broker"  # a broker or agent arranging trades (§80.1454(a)(3)(ii))
 
 
 class FuelDirection(StrEnum):

@@ -8,7 +8,7 @@ notifications stored since, answers that from memory instead of one store read p
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Self
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder
@@ -20,17 +20,20 @@ from ledger.infrastructure.notification_pages import notifications
 class InvalidationIndex:
     """The ids of the `BatchInvalidation` records opened up to `position` in the log."""
 
+    #: the event that opens a record of the kind this index follows
+    OPENED: type[Any] = BatchInvalidation.Opened
+
     def __init__(self, recorder: ApplicationRecorder) -> None:
         self.recorder = recorder
         self.records: set[UUID] = set()
         self.position = 0
 
-    def up_to(self, position: int) -> InvalidationIndex:
+    def up_to(self, position: int) -> Self:
         """Read the records opened after the last position read, up to `position`."""
         if self.position < position:
             self.records.update(UUID(str(n.originator_id)) for n in notifications(
                 self.recorder, self.position, stop=position,
-                topics=[BatchInvalidation.Opened.TOPIC]))
+                topics=[self.OPENED.TOPIC]))
             self.position = position
         return self
 
@@ -39,7 +42,7 @@ class InvalidationIndex:
         `last`: no need to read back what it just wrote."""
         if self.position == after:
             self.records.update(
-                e.originator_id for e in events if isinstance(e, BatchInvalidation.Opened)
+                e.originator_id for e in events if isinstance(e, self.OPENED)
             )
             self.position = last
 

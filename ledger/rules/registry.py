@@ -21,9 +21,13 @@ from ledger.rules import (
     s1431_invalid,
     s1434_retirement,
     s1450_registration,
+    s1451_compliance_level,
+    s1452_blocked,
     s1452_reversals,
     s1452_trades,
     s1460_prohibited,
+    s1471_auditors,
+    s1474_locks,
     s1474_replacement,
 )
 from ledger.rules.catalogue import Rule
@@ -34,6 +38,7 @@ SECTION_MODULES: tuple[ModuleType, ...] = (
     delayed, s1427_compliance, s1428_rins, s1429_separation, s1431_invalid, s1434_retirement,
     s1450_registration, s1452_trades, s1460_prohibited, s1474_replacement,
     s1452_reversals,
+    s1451_compliance_level, s1452_blocked, s1471_auditors, s1474_locks,
 )
 
 

@@ -10,6 +10,7 @@ from ledger.rules.catalogue import Rule
 ROLES = frozenset({
     "producer", "importer", "foreign_producer", "obligated_party", "refiner", "exporter",
     "blender", "small_refiner", "rin_owner",
+    "qap_auditor", "regulator", "broker",  # release 2 (design.md "New roles")
 })
 
 REG_ROLES = Rule("REG-ROLES", "§80.1450", "a party registers with known roles")

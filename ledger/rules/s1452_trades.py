@@ -19,8 +19,8 @@ from ledger.rules.catalogue import Rule
 TRADE_MATCH = Rule(
     "TRADE-MATCH", "§80.1452(c)(3)-(c)(11)",
     "a sell and a buy that name each other agree on D code, vintage, K, quantity, transfer date, "
-    "fuel volume (K=1) and the batch a side names; a `match` that disagrees is refused, naming "
-    "every field that differs",
+    "fuel volume (K=1), the batch a side names and the QAP status a side names; a `match` that "
+    "disagrees is refused, naming every field that differs",
 )
 TRADE_MATCH_PENDING = Rule(
     "TRADE-MATCH-PENDING", "§80.1452(c)(6)",
@@ -55,6 +55,8 @@ def differences(sell: Terms, delivered: list[BlockKey], buy: Terms) -> list[str]
     if sell.k == 1 or buy.k == 1:
         fields.append("volume")
     differing = [name for name in fields if getattr(sell, name) != getattr(buy, name)]
+    if buy.qap is not None and sell.qap != buy.qap:  # the sell's RINs' QAP status (§80.1471(e))
+        differing.append("qap")
     for name in BATCH_FIELDS:
         wanted = getattr(buy, name)
         named = getattr(sell, name)

@@ -122,8 +122,8 @@ def test_malformed_code_in_a_command_cites_its_field(ledger: Ledger) -> None:
 def test_reg_roles(ledger: Ledger) -> None:
     cmd = {"type": "register_party", "party": "9001", "name": "X", "roles": ["wizard", "blender"]}
     refused(ledger, cmd, "REG-ROLES", "§80.1450", "roles",
-            "unknown role(s) wizard; known: blender, exporter, foreign_producer, importer, "
-            "obligated_party, producer, refiner, rin_owner, small_refiner")
+            "unknown role(s) wizard; known: blender, broker, exporter, foreign_producer, importer, "
+            "obligated_party, producer, qap_auditor, refiner, regulator, rin_owner, small_refiner")
     ok(ledger, **{**cmd, "roles": ["blender"]})
 
 

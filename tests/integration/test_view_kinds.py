@@ -13,6 +13,7 @@ import pytest
 from eventsourcing.domain import DomainEvent
 
 from ledger import Ledger
+from ledger.domain.batch_status import BatchStatus
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.simulation import small_market
@@ -25,7 +26,7 @@ from projections.runner import VIEW_MODULES
 #: (a party is created by `Registered`, an invalidation record by `Opened`)
 NEVER_RECORDED = {
     Party.Event, Party.Created, Party.Transferred, Party.Reversal, BatchInvalidation.Event,
-    BatchInvalidation.Created,
+    BatchInvalidation.Created, BatchStatus.Event, BatchStatus.Created,
 }
 #: a finding against the demo's first ethanol batch (§80.1431(a)), so the log holds both
 #: BatchInvalidation events as well as every Party event
@@ -43,6 +44,18 @@ REVERSALS = [{"type": "reverse", "id": "rev-1", "date": "2024-12-31", "party": "
               "reason": "spill", "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}},
              {"type": "reverse", "id": "rev-2", "date": "2024-12-31", "party": "3001",
               "command": "ret-1", "reason": "spill"}]
+#: a QAP auditor verifies the demo's first ethanol batch (§80.1471(e)), which is then locked and
+#: unlocked (§80.1474(b)(1)); a party blocks and unblocks a generator (§80.1452(d))
+BATCH = {"company": "1001", "facility": "20001", "batch": "00001", "vintage": 2024}
+STATUS = [
+    {"type": "register_party", "id": "reg-9001", "party": "9001", "name": "Auditor",
+     "roles": ["qap_auditor"]},
+    {"type": "verify_batch", "date": "2024-12-31", "party": "9001", "batch": BATCH, "qap": "Q"},
+    {"type": "lock", "date": "2024-12-31", "batch": BATCH, "reason": "review"},
+    {"type": "unlock", "date": "2024-12-31", "batch": BATCH},
+    {"type": "block_generator", "date": "2024-12-31", "party": "3002", "generator": "1003"},
+    {"type": "unblock_generator", "date": "2024-12-31", "party": "3002", "generator": "1003"},
+]
 
 
 def event_classes(aggregate: type[Any]) -> set[type[Any]]:
@@ -52,7 +65,7 @@ def event_classes(aggregate: type[Any]) -> set[type[Any]]:
 
 
 def test_every_event_class_of_party_and_batch_invalidation_has_a_kind() -> None:
-    classes = event_classes(Party) | event_classes(BatchInvalidation)
+    classes = event_classes(Party) | event_classes(BatchInvalidation) | event_classes(BatchStatus)
     assert classes >= NEVER_RECORDED
     assert set(EVENT_KINDS) == classes - NEVER_RECORDED
     assert len(set(EVENT_KINDS.values())) == len(EVENT_KINDS)  # one class per kind
@@ -62,7 +75,8 @@ def test_a_market_records_only_classes_with_a_kind(tmp_path: Path) -> None:
     """The classes left out above are indeed never in the log: a whole market, a split and a
     finding record only classes that have a kind, and every one of those."""
     with Ledger(tmp_path) as ledger:
-        results = list(ledger.apply_many([*small_market(), FINDING, *TRADE, *REVERSALS]))
+        results = list(ledger.apply_many([*small_market(), FINDING, *TRADE, *REVERSALS,
+                                          *STATUS]))
         assert {r.status for r in results} == {"applied"}, [r.error for r in results][-1]
         recorded = {type(logged.event) for logged in ledger.log.events()}
     assert set(EVENT_KINDS) <= recorded

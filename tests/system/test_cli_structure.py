@@ -76,7 +76,8 @@ def test_the_table_and_csv_columns_are_the_read_models(tmp_path: Path) -> None:
     assert header("holdings") == holdings.COLUMNS == [
         "party", "d_code", "vintage", "k", "gallon_rins"]
     assert header("holdings", "--blocks") == holdings.BLOCK_COLUMNS == [
-        "party", "rin", "d_code", "vintage", "k", "gallon_rins", "reserved"]
+        "party", "rin", "d_code", "vintage", "k", "gallon_rins", "reserved", "qap",
+        "locked"]
     assert header("trades") == trades.COLUMNS == [  # design.md "trades" rows, then the rest
         "id", "side", "party", "partner", "status", "date", "d_code", "vintage", "k",
         "quantity", "volume", "match", "price", "gallon_price", "reason", "broker", "ptd",

@@ -43,6 +43,8 @@ COVERED = {
     "GEN-SEPARATED-SUGAR", "GEN-NEW-FACILITY-YEAR", "SEP-REPLACEMENT-ONLY", "TRADE-RESERVED",
     "TRADE-MATCH", "TRADE-MATCH-PENDING", "TRADE-CANCEL", "TRADE-DENY",
     "REVERSE-ORIGINAL", "REVERSE-PARTY", "REVERSE-DATE", "REVERSE-REASON", "REVERSE-ONCE",
+    "QAP-INDEPENDENT", "QAP-NO-RINS", "QAP-AUDITOR", "LOCK-BATCH", "QAP-STATUS", "LOCK-HELD",
+    "LOCK-STATE", "LOCK-WHO", "BLOCKED-GENERATOR", "BLOCKED-LIST", "RETIRE-LEVEL",
 }
 #: No line can break these: the command model's typed fields (`rvo` values `int >= 0`,
 #: `gasoline_volume`/`diesel_volume` finite `Decimal >= 0`) refuse the line as a format error first.

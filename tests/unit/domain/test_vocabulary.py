@@ -16,7 +16,7 @@ ON = date(2024, 2, 20)
 def test_stored_strings_are_unchanged() -> None:
     assert [r.value for r in Role] == [
         "producer", "importer", "foreign_producer", "obligated_party", "refiner", "exporter",
-        "blender", "small_refiner", "rin_owner"]
+        "blender", "small_refiner", "rin_owner", "qap_auditor", "regulator", "broker"]
     assert [d.value for d in FuelDirection] == ["received", "delivered", "produced"]
 
 

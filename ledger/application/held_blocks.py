@@ -1,0 +1,36 @@
+"""The rows of `Ledger.blocks()`: one per block a party holds now, daughters apart (§80.1428(d)),
+cut where a pending sell's reservation starts or ends (§80.1452), each with its batch's QAP status
+(§80.1471(e)) and whether a lock holds it (§80.1474(b)(1)) — the fields of
+`rin holdings --blocks` (design.md "Release 2 details").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.domain.batch_gate import StatusOf
+from ledger.domain.daughters import cut, pieces
+from ledger.domain.party import Party
+from ledger.domain.ranges import SerialSet
+from ledger.rules.s1471_auditors import UNVERIFIED
+
+
+def block_rows(party: Party, status_of: StatusOf) -> list[dict[str, Any]]:
+    """`party`'s held blocks as report rows: `party, rin, d_code, vintage, k, gallon_rins,
+    reserved, qap, locked`."""
+    rows = []
+    for block in cut(party.holdings.blocks(), party.split_cuts):
+        key = block.key
+        reserved = party.trades.reserved(key) if party.trades.open else SerialSet()
+        edges = sorted({point for start, end in reserved for point in (start, end + 1)})
+        status = status_of(key.batch_id)
+        for first, last in pieces(block.start, block.end, edges):
+            rows.append({
+                "party": party.party_id, "rin": key.block(first, last).code,
+                "d_code": key.d_code, "vintage": key.vintage, "k": key.k,
+                "gallon_rins": last - first + 1,
+                "reserved": reserved.issuperset(SerialSet(((first, last),))),
+                "qap": status.qap if status is not None else UNVERIFIED,
+                "locked": status is not None and status.locked,
+            })
+    return rows
