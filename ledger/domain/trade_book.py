@@ -215,9 +215,11 @@ def free_fuel(changes_after: Iterator[tuple[date, Decimal]], balance: Decimal, o
     `on`, `changes_after` the later dated changes, `held` the reservations."""
     steps: dict[date, Decimal] = {}
     for start, end, volume in held:
+        if end is not None and end <= max(start, on):
+            continue  # over before `on`, or never held (completed on its own date)
         start = max(start, on)
         steps[start] = steps.get(start, ZERO) - volume
-        if end is not None:  # released: free again from that day (later than `start`)
+        if end is not None:  # released: free again from that day
             steps[end] = steps.get(end, ZERO) + volume
     for day, delta in changes_after:
         steps[day] = steps.get(day, ZERO) + delta
