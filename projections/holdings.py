@@ -33,7 +33,8 @@ HISTORY = Table(
         "seq": (int, "index of the block within the event"),
         "party": (str, "4-digit company id of the holder"),
         "effective_date": (str, "the transaction date (ISO) the change takes effect"),
-        "event": (str, "assigned, transferred_out, transferred_in, separated or retired"),
+        "event": (str, "assigned, transferred_out, transferred_in, separated, retired, or a "
+                       "reversal: trade_reversed_out, trade_reversed_in, unretired"),
         "counterparty": (str, "the other party of a transfer"),
         "d_code": (int, "D code (§80.1425(g))"),
         "vintage": (int, "YYYY, the year the RIN was generated (§80.1425(b))"),

@@ -28,8 +28,8 @@ LINEAGE_COLUMNS: dict[str, tuple[type, str]] = {
     "serial_start": (int, "first gallon-RIN serial"),
     "serial_end": (int, "last gallon-RIN serial"),
     "effective_date": (str, "the transaction date (ISO)"),
-    "event": (str, "generated, assigned, split, transferred_out, transferred_in, separated or "
-                   "retired"),
+    "event": (str, "generated, assigned, split, transferred_out, transferred_in, separated, "
+                   "retired, trade_reversed_out, trade_reversed_in or unretired"),
     "party": (str, "the party whose event it is"),
     "counterparty": (str, "the other party of a transfer"),
     "rin": (str, "the block's 38-character batch-RIN code"),

@@ -109,7 +109,7 @@ class TradeBook:
         self.offers: dict[str, str] = dict(offers or {})
         #: the pending postings' ids, oldest first: what most questions are about
         self.open: dict[str, None] = {}
-        #: block key → the ids of the sells that reserved serials of it, in posting order
+        #: block key → the ids of the sells (but the completed) that reserved serials of it
         self.sells_by_key: dict[BlockKey, list[str]] = {}
         #: (closing date, id) of the released sells that reserved fuel, in date order
         self.fuel_released: list[tuple[date, str]] = []
@@ -137,7 +137,17 @@ class TradeBook:
         self._closed(closed)
 
     def _closed(self, posting: Posting) -> None:
-        if posting.side is Side.SELL and posting.terms.volume and posting.closed_on:
+        """Index a sell's end: a completed sell's life is empty (its ranges left on its own
+        date), so it is dropped from the index; a released one stays, with its last day."""
+        if posting.side is not Side.SELL:
+            return
+        if posting.status is Status.COMPLETED:
+            for key in dict.fromkeys(b.key for b in posting.rins):
+                ids = self.sells_by_key[key]
+                ids.remove(posting.id)
+                if not ids:
+                    del self.sells_by_key[key]
+        elif posting.terms.volume and posting.closed_on:
             insort(self.fuel_released, (posting.closed_on, posting.id))
 
     def pending(self) -> Iterator[Posting]:
@@ -150,7 +160,8 @@ class TradeBook:
 
     @property
     def has_sells(self) -> bool:
-        """Whether any sell ever reserved anything here (else no check need look)."""
+        """Whether any sell but a completed one reserved anything here (else no check need
+        look)."""
         return bool(self.sells_by_key)
 
     def reserving_after(self, key: BlockKey, on: date | None) -> Iterator[Posting]:
@@ -216,9 +227,11 @@ def free_fuel(changes_after: Iterator[tuple[date, Decimal]], balance: Decimal, o
     `on`, `changes_after` the later dated changes, `held` the reservations."""
     steps: dict[date, Decimal] = {}
     for start, end, volume in held:
+        if end is not None and end <= max(start, on):
+            continue  # over before `on`, or never held (completed on its own date)
         start = max(start, on)
         steps[start] = steps.get(start, ZERO) - volume
-        if end is not None:  # released: free again from that day (later than `start`)
+        if end is not None:  # released: free again from that day
             steps[end] = steps.get(end, ZERO) + volume
     for day, delta in changes_after:
         steps[day] = steps.get(day, ZERO) + delta
