@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.domain.batch_gate import StatusOf
+from ledger.domain.batch_status import BatchStatus
 from ledger.domain.daughters import cut, pieces
 from ledger.domain.party import Party
 from ledger.domain.ranges import SerialSet
+from ledger.domain.rin import BatchId
 from ledger.rules.s1471_auditors import UNVERIFIED
 
 
@@ -19,11 +21,14 @@ def block_rows(party: Party, status_of: StatusOf) -> list[dict[str, Any]]:
     """`party`'s held blocks as report rows: `party, rin, d_code, vintage, k, gallon_rins,
     reserved, qap, locked`."""
     rows = []
+    statuses: dict[BatchId, BatchStatus | None] = {}  # many blocks share a batch: read it once
     for block in cut(party.holdings.blocks(), party.split_cuts):
         key = block.key
         reserved = party.trades.reserved(key) if party.trades.open else SerialSet()
         edges = sorted({point for start, end in reserved for point in (start, end + 1)})
-        status = status_of(key.batch_id)
+        if key.batch_id not in statuses:
+            statuses[key.batch_id] = status_of(key.batch_id)
+        status = statuses[key.batch_id]
         for first, last in pieces(block.start, block.end, edges):
             rows.append({
                 "party": party.party_id, "rin": key.block(first, last).code,

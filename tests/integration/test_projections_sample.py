@@ -45,11 +45,14 @@ def test_holdings_now_and_by_block(views: Views) -> None:
     ]
     assert views.holdings(blocks=True) == [
         {"party": "1001", "rin": "12024100120001000011060012000100248738", "d_code": 6,
-         "vintage": 2024, "k": 1, "gallon_rins": 128_738, "reserved": False},
+         "vintage": 2024, "k": 1, "gallon_rins": 128_738, "reserved": False,
+         "qap": "unverified", "locked": False},
         {"party": "2001", "rin": "22024100120001000011060010000100120000", "d_code": 6,
-         "vintage": 2024, "k": 2, "gallon_rins": 20_000, "reserved": False},
+         "vintage": 2024, "k": 2, "gallon_rins": 20_000, "reserved": False,
+         "qap": "unverified", "locked": False},
         {"party": "3001", "rin": "22024100120001000011060009000100100000", "d_code": 6,
-         "vintage": 2024, "k": 2, "gallon_rins": 10_000, "reserved": False},
+         "vintage": 2024, "k": 2, "gallon_rins": 10_000, "reserved": False,
+         "qap": "unverified", "locked": False},
     ]
 
 
