@@ -18,6 +18,7 @@ SLOW: dict[str, tuple[str, ...]] = {
     "system/test_crash_safety.py": ALL,  # SIGKILLs `rin apply`/`rin project` subprocesses: 55 s
     "system/test_readme.py": ALL,  # every command of README.md, in a shell: 64 s
     "integration/test_model_based.py": ALL,  # the state machine and two broken ledgers: 38 s
+    "integration/test_trades_model.py": ALL,  # the trades state machine, verify every step
     "unit/test_fuel_book.py": ("test_answers_equal_a_plain_dated_list",),  # hypothesis: 12 s
     "system/test_hostile_input.py": (  # the hostile streams: 7 s, 6 s
         "test_random_field_values_never_crash_and_store_nothing_when_rejected",
