@@ -21,6 +21,7 @@ from sqlite_utils import Database
 from ledger.application.ledger import Ledger
 from ledger.domain.party import Party
 from ledger.domain.ranges import RangeError, SerialSet
+from projections import activity_check
 from projections.facts import Fact, batch_of
 from projections.holdings import changes
 from projections.quarterly import fuel_change
@@ -212,5 +213,5 @@ def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[s
         replay.run(fact)
     return [
         *replay.problems, *replay.conservation(), *dated_checks(all_facts),
-        *compare_with_rebuild(ledger, path, stop),
+        *compare_with_rebuild(ledger, path, stop), *activity_check.problems(path),
     ]

@@ -29,6 +29,7 @@ from ledger.infrastructure.settings import VIEWS_FILE
 from projections import (
     compliance,
     export_deadlines,
+    generation_report,
     holdings,
     invalid,
     journal,
@@ -36,6 +37,7 @@ from projections import (
     market,
     parties,
     quarterly,
+    rin_transactions,
     trades,
     transfer_documents,
 )
@@ -46,7 +48,7 @@ from projections.tracking import ViewRecorder
 BATCH_SIZE = 1000
 VIEW_MODULES = (
     holdings, quarterly, compliance, lineage, journal, market, invalid, transfer_documents,
-    export_deadlines, trades,
+    export_deadlines, trades, rin_transactions, generation_report,
 )
 TABLES = tuple(t for m in (parties, *VIEW_MODULES) for t in m.TABLES)
 SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
@@ -54,8 +56,9 @@ SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
 #: (2: compliance rows apply at most the RVO, §80.1427(a)(1); rows of layout 1 may not;
 #: 3: a year a deficit is carried into has its rows without a report of its own,
 #: §80.1427(b)(1)(ii), and the transfer_documents table; 4: the ervo_deadlines table,
-#: §80.1430(f); 5: the EMTS postings, trade_postings and trade_closings, §80.1452)
-LAYOUT = 5
+#: §80.1430(f); 5: the EMTS postings, trade_postings and trade_closings, §80.1452;
+#: 6: rin_transactions and generated_batches, §80.1451(b)-(c))
+LAYOUT = 6
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a
