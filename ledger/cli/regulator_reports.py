@@ -50,7 +50,19 @@ def certified(ctx: typer.Context, rows_of: Rows, known_at: str | None, columns: 
     title = f"{title} — at notification {head['notification_id']:,}, head {head['hash']}"
     if as_json or as_csv:  # an empty report has no row to carry its head
         err.print(title)
-    emit(rows, [*columns, "head"] if as_json or as_csv else columns, as_json, as_csv, title)
+        columns = [*columns, "head"]
+    elif columns == activity.COLUMNS:
+        rows, columns = by_amount(rows)
+    emit(rows, columns, as_json, as_csv, title)
+
+
+def by_amount(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The activity report for a table: one line per amount, one column per quarter and row
+    (21 columns across do not fit a terminal)."""
+    heads = [f"Q{row['quarter']} {row['assignment']}" for row in rows]
+    lines = [{"amount": column, **{head: f"{row[column]:,}" for head, row in zip(
+        heads, rows, strict=True)}} for column in activity.AMOUNTS]
+    return lines, ["amount", *heads]
 
 
 @app.command("activity")

@@ -95,3 +95,14 @@ def test_known_at_a_time_before_anything_was_recorded(data: Path) -> None:
 ])
 def test_bad_arguments_exit_2(data: Path, args: list[str]) -> None:
     assert rin(data, *args)[0] == 2
+
+
+def test_activity_table_has_a_line_per_amount(data: Path) -> None:
+    """21 columns do not fit a terminal: the table turns the report, a column per row."""
+    code, out = rin(data, "activity", "--party", "2001", "--year", "2024", "--quarter", "1")
+    lines = {line.split("│")[1].strip(): line for line in out.splitlines() if "│" in line}
+    assert code == 0 and "Q1 assigned" in out and "Q1 separated" in out
+    assert set(lines) == set(activity.AMOUNTS)
+    # F: 4,000 bought on the assigned row, none on the separated row
+    assert [cell.strip() for cell in lines["current_purchased"].split("│")[2:4]] == [
+        "4,000", "0"]
