@@ -65,34 +65,27 @@ def by_amount(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[st
     return lines, ["amount", *heads]
 
 
-@app.command("activity")
-def activity_report(ctx: typer.Context, party: PartyOpt, year: YearOpt, quarter: QuarterOpt = None,
-                    known_at: KnownOpt = None, as_json: JsonOpt = False,
-                    as_csv: CsvOpt = False) -> None:
-    """RIN Activity Report §80.1451(c)(2): assigned and separated rows per quarter."""
-    arguments.party(party)
-    certified(ctx, lambda views, at: views.activity(party, year, quarter, at), known_at,
-              activity.COLUMNS, as_json, as_csv, f"RIN activity {party} {year}")
+def quarterly_report(name: str, columns: list[str], title: str, summary: str) -> None:
+    """Register `rin <name> --party P --year Y [--quarter Q]`: the `Views` method `name` (a
+    report of a period: the year, or one quarter of it)."""
+
+    def command(ctx: typer.Context, party: PartyOpt, year: YearOpt, quarter: QuarterOpt = None,
+                known_at: KnownOpt = None, as_json: JsonOpt = False,
+                as_csv: CsvOpt = False) -> None:
+        arguments.party(party)
+        certified(ctx, lambda views, at: getattr(views, name)(party, year, quarter, at),
+                  known_at, columns, as_json, as_csv, f"{title} {party} {year}")
+
+    command.__doc__ = summary
+    app.command(name)(command)
 
 
-@app.command("transactions")
-def transactions_report(ctx: typer.Context, party: PartyOpt, year: YearOpt,
-                        quarter: QuarterOpt = None, known_at: KnownOpt = None,
-                        as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
-    """RIN Transaction Report §80.1451(c)(1): one row per transaction and block."""
-    arguments.party(party)
-    certified(ctx, lambda views, at: views.transactions(party, year, quarter, at), known_at,
-              rin_transactions.COLUMNS, as_json, as_csv, f"RIN transactions {party} {year}")
-
-
-@app.command("generation")
-def generation_report_command(ctx: typer.Context, party: PartyOpt, year: YearOpt,
-                              quarter: QuarterOpt = None, known_at: KnownOpt = None,
-                              as_json: JsonOpt = False, as_csv: CsvOpt = False) -> None:
-    """RIN Generation Report §80.1451(b)(1)(ii): one row per batch generated."""
-    arguments.party(party)
-    certified(ctx, lambda views, at: views.generation(party, year, quarter, at), known_at,
-              generation_report.COLUMNS, as_json, as_csv, f"RIN generation {party} {year}")
+quarterly_report("activity", activity.COLUMNS, "RIN activity",
+                 "RIN Activity Report §80.1451(c)(2): assigned and separated rows per quarter.")
+quarterly_report("transactions", rin_transactions.COLUMNS, "RIN transactions",
+                 "RIN Transaction Report §80.1451(c)(1): one row per transaction and block.")
+quarterly_report("generation", generation_report.COLUMNS, "RIN generation",
+                 "RIN Generation Report §80.1451(b)(1)(ii): one row per batch generated.")
 
 
 @app.command("annual")
