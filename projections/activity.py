@@ -110,6 +110,16 @@ class QuarterActivity:
 def year_activity(db: Database, party: str, year: int, known_at: int | None = None
                   ) -> list[QuarterActivity]:
     """The party's four quarters of `year` as known at notification `known_at`."""
+    quarters = rin_quarters(db, party, year, known_at)
+    add_invalid(db, quarters, known_at)
+    add_fuel(db, quarters, [day.isoformat() for day in quarter_days(year)], upto(known_at))
+    return quarters
+
+
+def rin_quarters(db: Database, party: str, year: int, known_at: int | None = None
+                 ) -> list[QuarterActivity]:
+    """The RINs of the party's four quarters, holdings and flows, without the invalid part and
+    the fuel: all the identity reads."""
     last = upto(known_at)
     quarters = [QuarterActivity(party, year, q) for q in (1, 2, 3, 4)]
     days = [day.isoformat() for day in quarter_days(year)]
@@ -133,8 +143,6 @@ def year_activity(db: Database, party: str, year: int, known_at: int | None = No
         "GROUP BY quarter, type, k, vintage", [party, year, *vintages, last],
     ):
         quarters[row["quarter"] - 1].flows[(row["type"], row["k"], row["vintage"])] = row["n"]
-    add_invalid(db, quarters, known_at)
-    add_fuel(db, quarters, days, last)
     return quarters
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
-from projections.activity import ASSIGNMENTS, QuarterActivity, year_activity
+from projections.activity import ASSIGNMENTS, QuarterActivity, rin_quarters
 
 
 @dataclass
@@ -51,7 +51,7 @@ def check(db: Database) -> Checked:
         found.parties += 1
         previous: QuarterActivity | None = None
         for year in range(span["first"], span["last"] + 1):
-            for quarter in year_activity(db, span["party"], year):
+            for quarter in rin_quarters(db, span["party"], year):
                 found.problems += quarter.identity_problems()
                 if previous is not None:
                     found.problems += continuity(previous, quarter)
