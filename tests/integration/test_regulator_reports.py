@@ -175,3 +175,19 @@ def test_attest_finds_an_activity_report_that_disagrees_with_the_log(tmp_path: P
     broken = [(r["quarter"], r["assignment"], r["differences"]) for r in rows
               if r["type"] == "rollforward" and not r["matches"]]
     assert broken == [(1, "separated", "prior_sold: report 0, recomputed 500")]
+
+
+def test_attest_as_known_before_the_two_sided_trade(tmp_path: Path) -> None:
+    """Known at the point before J's sell: the blender had sold only in I, and the report and
+    the roll-forward, both at that point, still agree."""
+    lines = activity_market()
+    with Ledger(tmp_path) as ledger:
+        before = len(lines)
+        for number, command in enumerate(lines, start=1):
+            if command.get("id") == "s-1":
+                before = ledger.position()
+            assert ledger.apply(command, number).status == "applied"
+        rows = Views(ledger).attest("2001", 2024, 3, known_at=before)
+    sold = next(r for r in rows if r["type"] == "sold")
+    assert (sold["population"], sold["sampled"]) == (1, ["t-i"])
+    assert all(r["matches"] for r in rows if r["type"] == "rollforward")
