@@ -107,28 +107,32 @@ def project(fact: Fact, batch: Batch) -> None:
         batch.compliance_parties.add(fact.party)
 
 
-def positions(db: Database, party: str) -> list[CompliancePosition]:
-    """Every year's positions for `party`, from its first obligation year to its last year."""
+def positions(db: Database, party: str, known_at: int | None = None
+              ) -> list[CompliancePosition]:
+    """Every year's positions for `party`, from its first obligation year to its last year, as
+    known at notification `known_at` (all that is known if None)."""
+    known = 2**63 - 1 if known_at is None else known_at
     reports: dict[int, dict[str, Any]] = {}
     for row in db.query(
-        "SELECT * FROM obligations WHERE party = ? ORDER BY notification_id", [party]
+        "SELECT * FROM obligations WHERE party = ? AND notification_id <= ? "
+        "ORDER BY notification_id", [party, known]
     ):
         reports[row["year"]] = row  # the latest report for a year wins
     if not reports:
         return []
     # §80.1431(b)(2): the gallon-RINs of a block found invalid, even after it was retired, are
     # not applied.
-    invalid = invalid_retired(db, party)
+    invalid = invalid_retired(db, party, known_at)
     sums: dict[tuple[int, int, int, str | None], int] = defaultdict(int)
     for row in db.query(
         f"SELECT {SLOT}, SUM(gallon_rins) AS n FROM compliance_retirements WHERE party = ? "
-        f"GROUP BY {SLOT}", [party],
+        f"AND notification_id <= ? GROUP BY {SLOT}", [party, known],
     ):
         sums[slot(row)] += row["n"]
     if invalid:
         for row in db.query(
-            f"SELECT notification_id, seq, {SLOT} FROM compliance_retirements WHERE party = ?",
-            [party],
+            f"SELECT notification_id, seq, {SLOT} FROM compliance_retirements WHERE party = ? "
+            "AND notification_id <= ?", [party, known],
         ):
             sums[slot(row)] -= invalid.get((row["notification_id"], row["seq"]), 0)
     uncounted_while_locked(db, party, sums, invalid)

@@ -151,11 +151,15 @@ def retirers(db: Database, batches: set[str]) -> set[str]:
     return {row["party"] for row in rows}
 
 
-def invalid_sets(db: Database, batch: str | None = None) -> dict[str, SerialSet]:
-    """Invalid serials per batch (of one batch if given)."""
-    sql, params = "SELECT batch, serial_start, serial_end FROM invalid_ranges", []
+def invalid_sets(db: Database, batch: str | None = None, known_at: int | None = None
+                 ) -> dict[str, SerialSet]:
+    """Invalid serials per batch (of one batch if given), as found by notification `known_at`."""
+    sql = "SELECT batch, serial_start, serial_end FROM invalid_ranges WHERE 1 = 1"
+    params: list[Any] = []
     if batch is not None:
-        sql, params = sql + " WHERE batch = ?", [batch]
+        sql, params = sql + " AND batch = ?", [batch]
+    if known_at is not None:
+        sql, params = sql + " AND notification_id <= ?", [*params, known_at]
     ranges: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for row in db.query(sql, params):
         ranges[row["batch"]].append((row["serial_start"], row["serial_end"]))
@@ -167,10 +171,11 @@ def overlap(invalid: SerialSet | None, start: int, end: int) -> int:
     return len(invalid.intersection(SerialSet(((start, end),)))) if invalid else 0
 
 
-def invalid_retired(db: Database, party: str) -> dict[tuple[int, int], int]:
-    """Invalid gallon-RINs per retired block (notification id, seq) of `party`; blocks with none
-    are left out."""
-    sets = invalid_sets(db)
+def invalid_retired(db: Database, party: str, known_at: int | None = None
+                    ) -> dict[tuple[int, int], int]:
+    """Invalid gallon-RINs per retired block (notification id, seq) of `party`, as found by
+    `known_at`; blocks with none are left out."""
+    sets = invalid_sets(db, known_at=known_at)
     if not sets:
         return {}
     marks = ", ".join("?" for _ in sets)

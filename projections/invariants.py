@@ -23,6 +23,7 @@ from ledger.application.ledger import Ledger
 from ledger.domain.party import Party
 from ledger.domain.ranges import RangeError, SerialSet
 from ledger.domain.rin import RinBlock
+from projections import activity_check
 from projections.facts import Fact, batch_of
 from projections.holdings import changes
 from projections.lock_invariants import LockReplay
@@ -300,5 +301,5 @@ def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[s
         replay.run(fact)
     return [
         *replay.problems, *locks.problems, *replay.conservation(), *dated_checks(all_facts),
-        *compare_with_rebuild(ledger, path, stop),
+        *compare_with_rebuild(ledger, path, stop), *activity_check.problems(path),
     ]

@@ -31,6 +31,7 @@ from projections import (
     batch_locks,
     compliance,
     export_deadlines,
+    generation_report,
     holdings,
     invalid,
     journal,
@@ -38,6 +39,7 @@ from projections import (
     market,
     parties,
     quarterly,
+    rin_transactions,
     trades,
     transfer_documents,
 )
@@ -48,7 +50,7 @@ from projections.tracking import ViewRecorder
 BATCH_SIZE = 1000
 VIEW_MODULES = (
     holdings, quarterly, compliance, lineage, journal, market, invalid, transfer_documents,
-    export_deadlines, trades,
+    export_deadlines, trades, rin_transactions, generation_report,
 )
 TABLES = tuple(t for m in (parties, batch_locks, *VIEW_MODULES) for t in m.TABLES)
 SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
@@ -58,8 +60,9 @@ SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
 #: §80.1427(b)(1)(ii), and the transfer_documents table; 4: the ervo_deadlines table,
 #: §80.1430(f); 5: the EMTS postings, trade_postings and trade_closings, §80.1452; 6: reversals,
 #: unretired_blocks, and compliance_retirements without the retirements they returned;
-#: 7: batch_events, QAP verifications and locks, §80.1471(e), §80.1474(b)(1))
-LAYOUT = 7
+#: 7: batch_events, QAP verifications and locks, §80.1471(e), §80.1474(b)(1);
+#: 8: rin_transactions and generated_batches, §80.1451(b)-(c))
+LAYOUT = 8
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a

@@ -11,8 +11,12 @@ from sqlite_utils import Database
 
 from ledger.application.ledger import Ledger
 from projections import (
+    activity,
+    annual,
+    attest,
     compliance,
     export_deadlines,
+    generation_report,
     holdings,
     invalid,
     invariants,
@@ -21,10 +25,13 @@ from projections import (
     market,
     quarterly,
     read_side,
+    rin_transactions,
+    rollforward,
     runner,
     trades,
     transfer_documents,
 )
+from projections.report_head import head_at
 
 
 class Views:
@@ -109,3 +116,53 @@ class Views:
         """Each export and the last day its ERVO must be met, 30 days after it (§80.1430(f),
         §80.1427(c)(1))."""
         return self._ask(export_deadlines.deadlines, party)
+
+    # -- the regulator's reports (§80.1451, §80.1464): each as known at a notification ---------
+
+    def known_position(self, known_at: int | datetime | None = None) -> int:
+        """The views brought up to date, and the last notification a report as known at
+        `known_at` (a notification id or a time; None: now) reads."""
+        position = self.project()
+        if isinstance(known_at, datetime):
+            db = Database(self.path)
+            try:
+                return min(position, journal.position_at(db, known_at))
+            finally:
+                db.close()
+        return position if known_at is None else min(position, known_at)
+
+    def head_at(self, position: int) -> dict[str, Any]:
+        """The chain head after notification `position`: what a report computed there rests
+        on, for `rin verify --against` (projections/report_head.py)."""
+        return head_at(self.ledger, position)
+
+    def activity(self, party: str, year: int, quarter: int | None = None,
+                 known_at: int | datetime | None = None) -> list[dict[str, Any]]:
+        """The RIN Activity Report (§80.1451(c)(2)): `assigned` and `separated` rows per
+        quarter (every quarter of `year` if None)."""
+        return self._ask(activity.activity, party, year, quarter, self.known_position(known_at))
+
+    def transactions(self, party: str, year: int, quarter: int | None = None,
+                     known_at: int | datetime | None = None) -> list[dict[str, Any]]:
+        """The RIN Transaction Report (§80.1451(c)(1)): one row per transaction and block."""
+        return self._ask(rin_transactions.transactions, party, year, quarter,
+                         self.known_position(known_at))
+
+    def generation(self, party: str, year: int, quarter: int | None = None,
+                   known_at: int | datetime | None = None) -> list[dict[str, Any]]:
+        """The RIN Generation Report (§80.1451(b)(1)(ii)): one row per batch."""
+        return self._ask(generation_report.generation, party, year, quarter,
+                         self.known_position(known_at))
+
+    def annual(self, party: str, year: int, known_at: int | datetime | None = None
+               ) -> list[dict[str, Any]]:
+        """The annual compliance report (§80.1451(a)(1)): one row per RVO category."""
+        return self._ask(annual.annual, party, year, self.known_position(known_at))
+
+    def attest(self, party: str, year: int, seed: int, known_at: int | datetime | None = None
+               ) -> list[dict[str, Any]]:
+        """The §80.1464 workpaper: §80.127 samples per transaction type, and each quarter's
+        activity report against its roll-forward recomputed from the log."""
+        position = self.known_position(known_at)
+        recomputed = rollforward.recompute(self.ledger, party, year, position)
+        return self._ask(attest.attest, party, year, seed, recomputed, position)

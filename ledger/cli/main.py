@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ledger.cli import apply, demo, reports, trust
+from ledger.cli import apply, demo, regulator_reports, reports, trust
 from ledger.cli.arguments import data_folder, store_url
 from ledger.cli.options import Options, err
 from ledger.infrastructure import settings
@@ -33,7 +33,8 @@ KeyOpt = Annotated[
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_enable=False
 )
-for commands in (apply.app, demo.app, reports.app, trust.app):  # in the order help lists them
+# in the order help lists them
+for commands in (apply.app, demo.app, reports.app, regulator_reports.app, trust.app):
     app.add_typer(commands)
 
 

@@ -20,7 +20,7 @@ from ledger.cli.main import app
 from projections import holdings, quarterly, trades
 
 ROOT = Path(__file__).resolve().parents[2]
-COMMAND_MODULES = ("apply", "demo", "reports", "trust")
+COMMAND_MODULES = ("apply", "demo", "reports", "regulator_reports", "trust")
 
 
 def test_every_command_in_the_order_help_lists_them() -> None:
@@ -28,7 +28,8 @@ def test_every_command_in_the_order_help_lists_them() -> None:
     assert isinstance(group, typer.core.TyperGroup)
     assert list(group.commands) == [
         "apply", "demo", "holdings", "quarterly", "compliance", "trace", "invalid", "ptd",
-        "trades", "project", "keygen", "verify",
+        "trades", "project", "activity", "transactions", "generation", "annual", "attest",
+        "keygen", "verify",
     ]
 
 
