@@ -28,12 +28,15 @@ from ledger.domain.party import Party
 from ledger.infrastructure.settings import VIEWS_FILE
 from projections import (
     compliance,
+    emts_submissions,
     export_deadlines,
     holdings,
     invalid,
     journal,
+    late,
     lineage,
     market,
+    market_tables,
     parties,
     quarterly,
     trades,
@@ -47,15 +50,17 @@ BATCH_SIZE = 1000
 VIEW_MODULES = (
     holdings, quarterly, compliance, lineage, journal, market, invalid, transfer_documents,
     export_deadlines, trades,
+    late, market_tables, emts_submissions,
 )
 TABLES = tuple(t for m in (parties, *VIEW_MODULES) for t in m.TABLES)
-SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
+SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS, *market_tables.VIEWS)
 #: the tables' layout, kept in the file's user_version: a file of an older one is projected anew
 #: (2: compliance rows apply at most the RVO, §80.1427(a)(1); rows of layout 1 may not;
 #: 3: a year a deficit is carried into has its rows without a report of its own,
 #: §80.1427(b)(1)(ii), and the transfer_documents table; 4: the ervo_deadlines table,
-#: §80.1430(f); 5: the EMTS postings, trade_postings and trade_closings, §80.1452)
-LAYOUT = 5
+#: §80.1430(f); 5: the EMTS postings, trade_postings and trade_closings, §80.1452;
+#: 6: late_submissions, market_states, market_reasons, market_generation, emts_submissions)
+LAYOUT = 6
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ledger.cli import apply, demo, reports, trust
+from ledger.cli import market_reports, serve
 from ledger.cli.arguments import data_folder, store_url
 from ledger.cli.options import Options, err
 from ledger.infrastructure import settings
@@ -34,6 +35,8 @@ app = typer.Typer(
     add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_enable=False
 )
 for commands in (apply.app, demo.app, reports.app, trust.app):  # in the order help lists them
+    app.add_typer(commands)
+for commands in (market_reports.app, serve.app):
     app.add_typer(commands)
 
 

@@ -20,7 +20,7 @@ from ledger.cli.main import app
 from projections import holdings, quarterly, trades
 
 ROOT = Path(__file__).resolve().parents[2]
-COMMAND_MODULES = ("apply", "demo", "reports", "trust")
+COMMAND_MODULES = ("apply", "demo", "reports", "trust", "market_reports", "serve")
 
 
 def test_every_command_in_the_order_help_lists_them() -> None:
@@ -29,6 +29,7 @@ def test_every_command_in_the_order_help_lists_them() -> None:
     assert list(group.commands) == [
         "apply", "demo", "holdings", "quarterly", "compliance", "trace", "invalid", "ptd",
         "trades", "project", "keygen", "verify",
+        "late", "market", "export", "serve",
     ]
 
 
