@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ledger.cli import apply, demo, reports, trust
-from ledger.cli import market_reports, serve
+from ledger.cli import apply, demo, market_reports, reports, serve, trust
 from ledger.cli.arguments import data_folder, store_url
 from ledger.cli.options import Options, err
 from ledger.infrastructure import settings
