@@ -15,17 +15,19 @@ from markupsafe import Markup
 
 
 def grouped(value: Any) -> str | None:
-    """`1234567` → `1,234,567`; exact decimal text `1234.50` → `1,234.50`; else None."""
+    """`1234567` → `1,234,567`; decimal text or a float `1234.50` → `1,234.5`; else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return f"{value:,}"
+    if isinstance(value, float):  # a SQL sum of decimal text: shown to its shortest repr
+        value = repr(value)
     if isinstance(value, str):
         try:
             number = Decimal(value)
         except InvalidOperation:
             return None
-        return f"{number:,f}" if number.is_finite() else None
+        return f"{number.normalize():,f}" if number.is_finite() else None
     return None
 
 
