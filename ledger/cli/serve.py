@@ -24,11 +24,12 @@ PLUGINS = Path(projections.datasette_plugins.__file__).parent
 REQUIRED = ("datasette", "datasette_dashboards")
 
 
-def datasette_command(views: Path, host: str, port: int) -> list[str]:
-    """The Datasette command line over `views` with the packaged metadata and plugins."""
+def datasette_command(views: Path, host: str, port: int, get: str | None = None) -> list[str]:
+    """The Datasette command line over `views` with the packaged metadata and plugins (with
+    `get`, Datasette answers that one request on standard output and exits)."""
     return [sys.executable, "-m", "datasette", "serve", str(views), "--metadata",
             str(METADATA_FILE), "--plugins-dir", str(PLUGINS), "--host", host,
-            "--port", str(port)]
+            "--port", str(port), *(("--get", get) if get is not None else ())]
 
 
 @app.command()
@@ -36,8 +37,13 @@ def serve(
     ctx: typer.Context,
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port")] = 8001,
     host: Annotated[str, typer.Option("--host", help="address to listen on")] = "127.0.0.1",
+    get: Annotated[str | None, typer.Option(
+        "--get", help="answer one request for this path (/views/…) on standard output, and "
+                      "exit")] = None,
 ) -> None:
     """Browse the read models in Datasette: reports as saved queries, charts, descriptions."""
+    if get is not None and not get.startswith("/"):
+        raise typer.BadParameter(f"a path starts with /, got {get[:40]!r}", param_hint="--get")
     missing = [name for name in REQUIRED if importlib.util.find_spec(name) is None]
     if missing:
         err.print(f"rin serve needs {', '.join(missing)}: pip install \"rin-ledger[datasette]\"")
@@ -45,7 +51,8 @@ def serve(
     with open_views(ctx) as views:
         position = views.project()
         path = views.path
-    err.print(f"views at notification {position:,}: http://{host}:{port}/")
-    command = datasette_command(path, host, port)
+    if get is None:
+        err.print(f"views at notification {position:,}: http://{host}:{port}/")
+    command = datasette_command(path, host, port, get)
     sys.stdout.flush()
     os.execv(command[0], command)  # Datasette takes this process: a signal to it stops both

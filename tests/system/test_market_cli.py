@@ -100,6 +100,7 @@ def test_export_writes_xml_to_a_file(rin: Rin, tmp_path: Path) -> None:
       "--format", "csv"], "--format"),
     (["export", "--party", "10011", "--from", "2024-01-01", "--to", "2024-12-31"], "--party"),
     (["serve", "--port", "70000"], "--port"),
+    (["serve", "--get", "views"], "--get"),
 ])
 def test_a_bad_argument_exits_2_naming_it(tmp_path: Path, args: list[str], named: str) -> None:
     result = CliRunner().invoke(app, ["--data", str(tmp_path / "none"), *args])
