@@ -10,10 +10,10 @@ schema's, applied when the XML is written (projections/emts_xml.py).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
 from sqlite_utils import Database
 
 from ledger.domain.rin import RinBlock
@@ -129,7 +129,7 @@ def project(fact: Fact, batch: Batch) -> None:
                 rows.append(("RetireTransactionDetail", None, None, fields))
     for seq, (block, posting, partner, fields) in enumerate(rows):
         batch.add(SUBMISSIONS, (fact.notification_id, seq, fact.party, fact.effective_date,
-                                block, posting, partner, json.dumps(fields)))
+                                block, posting, partner, orjson.dumps(fields).decode()))
 
 
 def submissions(db: Database, party: str, start: str, end: str, known_at: int | None = None
@@ -149,7 +149,7 @@ def submissions(db: Database, party: str, start: str, end: str, known_at: int | 
     )
     out = []
     for row in rows:
-        fields = json.loads(row["fields"])
+        fields = orjson.loads(row["fields"])
         if row["partner"] is not None:
             fields["TransactionPartnerOrganizationIdentifier"] = row["partner"]
             fields["TransactionPartnerOrganizationName"] = row["partner_name"]

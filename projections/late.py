@@ -8,13 +8,14 @@ two-sided trade's transfer events are not rows: its postings are the sell and th
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from datetime import UTC, date
 from functools import lru_cache
 from typing import Any
 
 from sqlite_utils import Database
 
-from ledger.domain.business_days import business_days_after
+from ledger.domain.business_days import federal_holidays
 from projections.batch import Batch
 from projections.facts import Fact
 from projections.schema import Table
@@ -49,10 +50,33 @@ TYPES = {"generated": "generate", "separated": "separate", "retired": "retire",
          "transferred_out": "sell", "transferred_in": "buy"}
 
 
+def weekdays_through(day: date) -> int:
+    """Weekdays from 1 January of year 1 (a Monday) through `day`."""
+    weeks, rest = divmod(day.toordinal(), 7)
+    return 5 * weeks + min(rest, 5)
+
+
+@lru_cache(maxsize=256)
+def weekday_holidays(year: int) -> tuple[int, ...]:
+    """The ordinals of `year`'s federal holidays (as observed) that fall on a weekday: the days
+    `is_business_day` refuses besides weekends (ledger/domain/business_days.py)."""
+    return tuple(sorted(day.toordinal() for day in federal_holidays(year)
+                        if day.year == year and day.weekday() < 5))
+
+
 @lru_cache(maxsize=65_536)
 def elapsed(effective: date, recorded: date) -> int:
-    """Business days after `effective` up to `recorded` (a store holds few distinct pairs)."""
-    return business_days_after(effective, recorded)
+    """Business days after `effective` up to and including `recorded`, as
+    `business_days_after` counts them, in time independent of the span (a back-dated history
+    spans years): weekdays less the weekday holidays between."""
+    if recorded <= effective:
+        return 0
+    low, high = effective.toordinal(), recorded.toordinal()
+    holidays = sum(
+        bisect_right(days, high) - bisect_right(days, low)
+        for days in map(weekday_holidays, range(effective.year, recorded.year + 1))
+    )
+    return weekdays_through(recorded) - weekdays_through(effective) - holidays
 
 
 def submission_type(fact: Fact) -> str | None:

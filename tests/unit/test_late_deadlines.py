@@ -9,7 +9,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from ledger.domain.business_days import business_days_after
 from projections import late
 from projections.batch import Batch
 from projections.facts import Fact
@@ -78,3 +81,10 @@ def test_the_recorded_day_is_the_utc_day() -> None:
         timestamp=moment, client_id="s", postings=None), "2024-11-22", [], [], None)
     assert row(one)[3:] == ("separate", "2024-11-22", "2024-11-23", 0, 5, 0)
     assert date.fromisoformat(row(one)[5]) == date(2024, 11, 23)
+
+
+@given(st.dates(date(2009, 1, 1), date(2036, 12, 31)), st.integers(-10, 5_000))
+def test_the_fast_count_equals_the_day_by_day_count(start: date, span: int) -> None:
+    """`late.elapsed` counts in constant time what `business_days_after` counts day by day."""
+    end = date.fromordinal(start.toordinal() + span)
+    assert late.elapsed(start, end) == business_days_after(start, end)
