@@ -1,6 +1,7 @@
 """The chain head a report was computed at (design.md "Release 2": a certified report can be
 proved against the store later): every row carries `known_at` (the notification id) and `head`
-(the ledger-wide chain hash up to it), and the table form names both in its title.
+(the ledger-wide chain hash up to it); the table form names both in its title, and with
+`--json` or `--csv` standard error does (an empty report has no row to carry it).
 
 `{"notification_id": known_at, "hash": head}` is the head `rin verify --against` takes.
 """
@@ -13,6 +14,7 @@ from typing import Any
 
 import typer
 
+from ledger.cli.options import err
 from ledger.cli.output import emit
 from ledger.cli.reports import open_views
 from projections import Views
@@ -34,3 +36,5 @@ def show_at(ctx: typer.Context, known_at: int | datetime | None,
         rows, head = rows_of(views, position), views.head(position)
     emit(with_head(rows, head), [*columns, *HEAD_COLUMNS], as_json, as_csv,
          f"{title} (at notification {head['notification_id']:,}, head {head['hash'][:16]}…)")
+    if as_json or as_csv:  # an empty report has no row to carry it
+        err.print(f"computed at notification {head['notification_id']}, head {head['hash']}")
