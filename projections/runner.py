@@ -30,13 +30,16 @@ from ledger.infrastructure.settings import VIEWS_FILE
 from projections import (
     batch_locks,
     compliance,
+    emts_submissions,
     export_deadlines,
     generation_report,
     holdings,
     invalid,
     journal,
+    late,
     lineage,
     market,
+    market_tables,
     parties,
     quarterly,
     rin_transactions,
@@ -51,9 +54,10 @@ BATCH_SIZE = 1000
 VIEW_MODULES = (
     holdings, quarterly, compliance, lineage, journal, market, invalid, transfer_documents,
     export_deadlines, trades, rin_transactions, generation_report,
+    late, market_tables, emts_submissions,
 )
 TABLES = tuple(t for m in (parties, batch_locks, *VIEW_MODULES) for t in m.TABLES)
-SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
+SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS, *market_tables.VIEWS)
 #: the tables' layout, kept in the file's user_version: a file of an older one is projected anew
 #: (2: compliance rows apply at most the RVO, §80.1427(a)(1); rows of layout 1 may not;
 #: 3: a year a deficit is carried into has its rows without a report of its own,
@@ -61,8 +65,9 @@ SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS)
 #: §80.1430(f); 5: the EMTS postings, trade_postings and trade_closings, §80.1452; 6: reversals,
 #: unretired_blocks, and compliance_retirements without the retirements they returned;
 #: 7: batch_events, QAP verifications and locks, §80.1471(e), §80.1474(b)(1);
-#: 8: rin_transactions and generated_batches, §80.1451(b)-(c))
-LAYOUT = 8
+#: 8: rin_transactions and generated_batches, §80.1451(b)-(c);
+#: 9: late_submissions, market_states, market_reasons, market_generation, emts_submissions)
+LAYOUT = 9
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a

@@ -15,14 +15,17 @@ from projections import (
     annual,
     attest,
     compliance,
+    emts_submissions,
     export_deadlines,
     generation_report,
     holdings,
     invalid,
     invariants,
     journal,
+    late,
     lineage,
     market,
+    market_tables,
     quarterly,
     read_side,
     rin_transactions,
@@ -166,3 +169,33 @@ class Views:
         position = self.known_position(known_at)
         recomputed = rollforward.recompute(self.ledger, party, year, position)
         return self._ask(attest.attest, party, year, seed, recomputed, position)
+
+    def known(self, known_at: int | datetime | None = None) -> int:
+        """The notification id a report is computed at (see `known_position`)."""
+        return self.known_position(known_at)
+
+    def head(self, known_at: int) -> dict[str, Any]:
+        """The ledger-wide chain head at notification `known_at` (`rin verify --against` takes
+        it): what a certified report was computed from."""
+        return self.ledger.head(known_at)
+
+    def late(self, year: int, known_at: int | None = None, only_late: bool = False
+             ) -> list[dict[str, Any]]:
+        """§80.1452(b)-(c): each submission dated in `year` and its business days to record."""
+        return self._ask(late.late, year, known_at, only_late)
+
+    def market_table(self, name: str, known_at: int | None = None) -> list[dict[str, Any]]:
+        """One of EPA's public tables: available, separations, retirements or generation."""
+        return self._ask(market_tables.table, name, known_at)
+
+    def emts_submissions(self, party: str, start: date, end: date,
+                         known_at: int | None = None) -> list[dict[str, Any]]:
+        """The party's EMTS blocks dated `start`…`end` (completed postings only)."""
+        return self._ask(emts_submissions.submissions, party, start.isoformat(),
+                         end.isoformat(), known_at)
+
+    def recorded_on(self, known_at: int) -> date | None:
+        """The UTC day the event at or before notification `known_at` was recorded."""
+        rows = self._ask(lambda db: list(db.query(
+            "SELECT max(recorded) AS r FROM journal WHERE notification_id <= ?", [known_at])))
+        return date.fromisoformat(rows[0]["r"][:10]) if rows and rows[0]["r"] else None

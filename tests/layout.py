@@ -17,6 +17,7 @@ ALL: tuple[str, ...] = ()
 SLOW: dict[str, tuple[str, ...]] = {
     "system/test_crash_safety.py": ALL,  # SIGKILLs `rin apply`/`rin project` subprocesses: 55 s
     "system/test_readme.py": ALL,  # every command of README.md, in a shell: 64 s
+    "system/test_datasette_browser.py": ALL,  # rin serve and headless Chromium: 96 s
     "integration/test_model_based.py": ALL,  # the state machine and two broken ledgers: 38 s
     "integration/test_trades_model.py": ALL,  # the trades state machine, verify every step
     "unit/test_fuel_book.py": ("test_answers_equal_a_plain_dated_list",),  # hypothesis: 12 s

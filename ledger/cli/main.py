@@ -8,7 +8,15 @@ from typing import Annotated
 
 import typer
 
-from ledger.cli import apply, demo, regulator_reports, reports, trust
+from ledger.cli import (
+    apply,
+    demo,
+    market_reports,
+    regulator_reports,
+    reports,
+    serve,
+    trust,
+)
 from ledger.cli.arguments import data_folder, store_url
 from ledger.cli.options import Options, err
 from ledger.infrastructure import settings
@@ -35,6 +43,8 @@ app = typer.Typer(
 )
 # in the order help lists them
 for commands in (apply.app, demo.app, reports.app, regulator_reports.app, trust.app):
+    app.add_typer(commands)
+for commands in (market_reports.app, serve.app):
     app.add_typer(commands)
 
 

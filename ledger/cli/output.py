@@ -23,6 +23,7 @@ from ledger.cli.options import err
 NUMERIC = {
     "gallon_rins", "assigned_rins", "volume", "limit", "excess", "rvo", "deficit_carried_in",
     "current_year_rins", "prior_year_rins", "prior_year_applied", "applied", "deficit",
+    "generated", "retired", "locked", "available",  # rin market (projections/market_tables.py)
 }
 
 

@@ -1,5 +1,5 @@
 """`rin demo`: the small market applies cleanly and its reports give the hand-computed figures;
-`rin demo --size` runs from an installed wheel, outside any checkout."""
+`rin demo --size` and `rin serve` run from an installed wheel, outside any checkout."""
 
 from __future__ import annotations
 
@@ -114,3 +114,11 @@ def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     held = run([str(venv / "bin" / "rin"), "holdings", "--json"], outside)
     assert held.returncode == 0 and orjson.loads(held.stdout), held.stderr
     assert (outside / "rin-data").is_dir()
+    # rin serve's metadata and plugins ship inside the wheel: Datasette answers a saved query
+    served = run([str(venv / "bin" / "rin"), "serve", "--get",
+                  "/views/separations_by_reason.json?_shape=array"], outside)
+    assert served.returncode == 0, served.stderr
+    assert orjson.loads(served.stdout) and "Traceback" not in served.stderr
+    exported = run([str(venv / "bin" / "python"), "-c", "from projections.emts_xml import "
+                    "SCHEMA_FILE; print(SCHEMA_FILE.is_file(), SCHEMA_FILE)"], outside)
+    assert exported.stdout.startswith("True"), exported.stdout  # the XSD of rin export

@@ -51,7 +51,8 @@ TOOLS = {  # a tool a command needs: what names it, and whether this machine has
     "PostgreSQL": (re.compile(r"\.ci/postgres\.sh|RIN_TEST_POSTGRES_URL"),
                    lambda: bool(list(Path("/usr/lib/postgresql").glob("*/bin/initdb")))
                    and os.geteuid() == 0),
-    "Datasette": (re.compile(r"^datasette\b"), lambda: shutil.which("datasette") is not None),
+    "Datasette": (re.compile(r"^datasette\b|^rin .*\bserve\b"),
+                  lambda: shutil.which("datasette") is not None),
 }
 
 

@@ -1,0 +1,90 @@
+"""The `rin` reports of §80.1452 and EPA's public data: `late` (submission deadlines), `market`
+(EPA's RIN tables) and `export --format emts-xml` (a party's EMTS 3.0 submissions). Each brings
+the views up to date, takes `--known-at`, and carries the chain head it was computed at
+(ledger/cli/report_head.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ledger.cli import arguments
+from ledger.cli.options import err
+from ledger.cli.report_head import show_at
+from ledger.cli.reports import CsvOpt, JsonOpt, YearOpt, open_views
+from projections import emts_xml, late, market_tables
+
+app = typer.Typer()
+KnownAtOpt = Annotated[str | None, typer.Option(
+    "--known-at", help="notification id or ISO timestamp: the report as the ledger stood then")]
+FORMATS = ("emts-xml",)
+
+
+@app.command("late")
+def late_report(
+    ctx: typer.Context, year: YearOpt,
+    only_late: Annotated[bool, typer.Option("--late-only", help="only the late ones")] = False,
+    known_at: KnownAtOpt = None, as_json: JsonOpt = False, as_csv: CsvOpt = False,
+) -> None:
+    """§80.1452(b)-(c) deadlines: each submission dated in the year against when it was recorded
+    (5 business days, 10 for a buy; a transfer is a sell and a buy)."""
+    position = arguments.known_at(known_at)
+    show_at(ctx, position, lambda views, at: views.late(year, at, only_late), late.COLUMNS,
+            as_json, as_csv, f"Submissions dated {year} (§80.1452)")
+
+
+@app.command("market")
+def market_report(
+    ctx: typer.Context,
+    table: Annotated[str, typer.Option(
+        "--table", help=f"one of {', '.join(market_tables.TABLE_NAMES)}")],
+    known_at: KnownAtOpt = None, as_json: JsonOpt = False, as_csv: CsvOpt = False,
+) -> None:
+    """EPA's public RIN tables: available (generated − retired − locked by vintage, D code and
+    assignment), separations and retirements by reason code, generation by fuel and source."""
+    if table not in market_tables.TABLE_NAMES:
+        raise typer.BadParameter(
+            f"a table is one of {', '.join(market_tables.TABLE_NAMES)}, got {table[:40]!r}",
+            param_hint="--table")
+    position = arguments.known_at(known_at)
+    show_at(ctx, position, lambda views, at: views.market_table(table, at),
+            market_tables.columns(table), as_json, as_csv, f"RIN market: {table}")
+
+
+@app.command("export")
+def export(
+    ctx: typer.Context,
+    party: Annotated[str, typer.Option("--party", help="4-digit company id")],
+    start: Annotated[str, typer.Option("--from", help="first effective date YYYY-MM-DD")],
+    end: Annotated[str, typer.Option("--to", help="last effective date YYYY-MM-DD")],
+    form: Annotated[str, typer.Option("--format", help="emts-xml")] = "emts-xml",
+    output: Annotated[Path | None, typer.Option(
+        "--output", help="write the XML here, not to standard output")] = None,
+    known_at: KnownAtOpt = None,
+) -> None:
+    """A party's submissions dated --from … --to as an EMTS 3.0 XML document (reference.md §8):
+    generations, separations, retirements, and completed sells and buys."""
+    company = arguments.party(party)
+    first, last = arguments.iso_date(start, "--from"), arguments.iso_date(end, "--to")
+    if form not in FORMATS:
+        raise typer.BadParameter(f"a format is one of {', '.join(FORMATS)}, got {form[:40]!r}",
+                                 param_hint="--format")
+    assert company is not None and first is not None and last is not None  # options required
+    if last < first:
+        raise typer.BadParameter(f"--to {last} is before --from {first}", param_hint="--to")
+    position = arguments.known_at(known_at)
+    with open_views(ctx) as views:
+        at = views.known(position)
+        rows, head = views.emts_submissions(company, first, last, at), views.head(at)
+        created = views.recorded_on(at) or last
+    comment = (f"rin-ledger submissions of {company} dated {first} to {last}, at notification "
+               f"{head['notification_id']} head {head['hash']}")
+    document = emts_xml.document(company, created, rows, comment)
+    if output is None:
+        sys.stdout.buffer.write(document)
+    else:
+        output.write_bytes(document)
+        err.print(f"{output}: {len(rows):,} blocks, at notification {head['notification_id']:,}")
