@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError, Tracking
-from eventsourcing.utils import get_topic
 
 from ledger.application.event_log import LoggedEvent
+from ledger.application.follow import DOMAIN_TOPICS
 from ledger.application.ledger import Ledger
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
@@ -60,11 +59,7 @@ LAYOUT = 5
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a
 #: third of the log, are never read
-TOPICS = sorted({
-    get_topic(member) for aggregate in (Party, BatchInvalidation)
-    for member in vars(aggregate).values()
-    if isinstance(member, type) and issubclass(member, DomainEvent)
-})
+TOPICS = DOMAIN_TOPICS  # the same topics as `Ledger.follow`
 Progress = Callable[[int, int], None]
 #: each Party aggregate's id, as its 128-bit integer (hashing a UUID runs Python code, once per
 #: event), → the party's company id

@@ -25,6 +25,7 @@ from projections import (
     trades,
     transfer_documents,
 )
+from projections.report_rows import QuarterEnd
 
 
 class Views:
@@ -78,8 +79,14 @@ class Views:
             position = self._ask(lambda db: [journal.position_at(db, moment)])[0]
         return self._ask(holdings.holdings, party, as_of, position, blocks)
 
+    def quarter_ends(self, year: int, party: str | None = None) -> list[QuarterEnd]:
+        """The §80.1428(a)(5) check at each quarter end of `year`, as typed rows."""
+        return [QuarterEnd.of(row) for row in self._ask(quarterly.quarterly, year, party)]
+
     def quarterly(self, year: int, party: str | None = None) -> list[dict[str, Any]]:
-        return self._ask(quarterly.quarterly, year, party)
+        """The rows of `quarter_ends` as dicts (what the command line prints): `date` a date,
+        `assigned_rins` an int, `volume`, `limit` and `excess` Decimals, `ok` a bool."""
+        return [row.to_dict() for row in self.quarter_ends(year, party)]
 
     def compliance(self, year: int, party: str | None = None) -> list[dict[str, Any]]:
         return self._ask(compliance.compliance, year, party)

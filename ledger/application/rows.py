@@ -1,0 +1,51 @@
+"""Typed report rows: what `Ledger.holdings` and `Ledger.blocks` answer, one frozen dataclass
+per row. Each also reads like the mapping release 2 returned (`row["gallon_rins"]`, `get`,
+`keys`, `to_dict`), so code and output written for the dicts keep working."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A typed row that can also be read as a read-only mapping of its fields."""
+
+    def keys(self) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(self))
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.keys():
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return getattr(self, name) if name in self.keys() else default
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.keys()}
+
+
+@dataclass(frozen=True, slots=True)
+class Holding(Row):
+    """Gallon-RINs a party holds of one D code, vintage and K (§80.1425(a), (b), (g))."""
+
+    party: str
+    d_code: int
+    vintage: int
+    k: int
+    gallon_rins: int
+
+
+@dataclass(frozen=True, slots=True)
+class HeldBlock(Row):
+    """One held block and its 38-character code (§80.1425); a daughter of a split is a block
+    of its own (§80.1428(d))."""
+
+    party: str
+    rin: str
+    d_code: int
+    vintage: int
+    k: int
+    gallon_rins: int
