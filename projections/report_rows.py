@@ -11,7 +11,7 @@ from typing import Any
 from ledger.application.rows import Row
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class QuarterEnd(Row):
     """The §80.1428(a)(5) check of one party on one quarter end: assigned gallon-RINs owned
     against 2.5 × the gallons of renewable fuel owned that day."""

@@ -1,6 +1,6 @@
 """Typed report rows: what `Ledger.holdings` and `Ledger.blocks` answer, one frozen dataclass
-per row. Each also reads like the mapping release 2 returned (`row["gallon_rins"]`, `get`,
-`keys`, `to_dict`), so code and output written for the dicts keep working."""
+per row. Each also reads like the dict release 2 returned (`row["gallon_rins"]`, `get`, `keys`,
+`to_dict`, and equal to a dict of the same items), so code written for the dicts keeps working."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Row:
     """A typed row that can also be read as a read-only mapping of its fields."""
 
@@ -26,8 +26,19 @@ class Row:
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.keys()}
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to a row of the same type and values, or to a dict of the same items."""
+        if isinstance(other, dict):
+            return self.to_dict() == other
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
 
-@dataclass(frozen=True, slots=True)
+    def __hash__(self) -> int:
+        return hash((type(self), *(getattr(self, name) for name in self.keys())))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Holding(Row):
     """Gallon-RINs a party holds of one D code, vintage and K (§80.1425(a), (b), (g))."""
 
@@ -38,7 +49,7 @@ class Holding(Row):
     gallon_rins: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class HeldBlock(Row):
     """One held block and its 38-character code (§80.1425); a daughter of a split is a block
     of its own (§80.1428(d))."""
