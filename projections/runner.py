@@ -140,7 +140,7 @@ def follow(
                 owners = load_owners(recorder)
             batch = collect(page, owners)
             try:
-                recorder.record(batch, Tracking(name, last), finisher(batch))
+                recorder.record(batch, Tracking(name, last), finisher(batch), after=position)
             except (IntegrityError, sqlite3.IntegrityError):
                 # Another follower recorded this position first: resume from where it got to.
                 # If none did (the position did not move), the rows were there but the

@@ -15,6 +15,8 @@ LAYERS = ("unit", "integration", "system")
 #: tests (every parametrization of each), or `ALL` for the whole file. `-m "not slow"` skips them.
 ALL: tuple[str, ...] = ()
 SLOW: dict[str, tuple[str, ...]] = {
+    "integration/test_projectors_concurrent.py": (  # two follower processes, a writer: 17 s
+        "test_two_projecting_processes_count_each_event_once",),
     "integration/test_library_sharing.py": (  # writer threads against a reader: 5 s; a
         "test_a_snapshot_sums_to_a_committed_total_while_writers_run",  # spawned process
         "test_follow_waits_for_another_process_then_times_out",  # and a 3 s timeout: 5 s;
