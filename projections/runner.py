@@ -34,6 +34,7 @@ from projections import (
     lineage,
     market,
     parties,
+    pg_views,
     quarterly,
     trades,
     transfer_documents,
@@ -41,6 +42,9 @@ from projections import (
 from projections.batch import Batch
 from projections.facts import Fact
 from projections.tracking import ViewRecorder
+
+#: the views' storage: a SQLite file, or tables in PostgreSQL
+Recorder = ViewRecorder | pg_views.PgViewRecorder
 
 BATCH_SIZE = 1000
 VIEW_MODULES = (
@@ -66,15 +70,28 @@ Progress = Callable[[int, int], None]
 Owners = dict[int, str]
 
 
+#: the views' location when not `<data>/views.sqlite`: a file or a PostgreSQL URL
+VIEWS_VARIABLE = "RIN_VIEWS"
+
+
 def views_path(ledger: Ledger) -> Path:
     """`<data>/views.sqlite`, next to the SQLite event store (or under RIN_DATA for PostgreSQL)."""
     return ledger.folder / VIEWS_FILE
 
 
-def open_views(path: str | os.PathLike[str]) -> ViewRecorder:
-    """The read-model file (its folder made if need be: a PostgreSQL ledger has no data folder)."""
+def open_views(path: str | os.PathLike[str]) -> Recorder:
+    """The read-model file (its folder made if need be: a PostgreSQL ledger has no data folder),
+    or for a `postgresql://` URL the read models in that database (projections/pg_views.py)."""
+    if pg_views.is_url(path):
+        return pg_views.PgViewRecorder(str(path), TABLES, SQL_VIEWS, LAYOUT)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     return ViewRecorder(path, TABLES, SQL_VIEWS, LAYOUT)
+
+
+def views_location(ledger: Ledger) -> str | Path:
+    """Where the views live: `RIN_VIEWS` (a file, or a `postgresql://` URL shared by several
+    processes or machines), else `<data>/views.sqlite`."""
+    return os.environ.get(VIEWS_VARIABLE) or views_path(ledger)
 
 
 def project(
@@ -82,7 +99,7 @@ def project(
     progress: Progress | None = None, stop: int | None = None,
 ) -> int:
     """Bring the views up to date from the last tracked position; return the new position."""
-    recorder = open_views(path or views_path(ledger))
+    recorder = open_views(path or views_location(ledger))
     try:
         return follow(ledger, recorder, batch_size, progress, stop)
     except OutOfStep:
@@ -104,7 +121,7 @@ def rebuild(
     """Empty the views and project every event from the start of the log; then create the
     large tables' indexes and the derived tables, each built once from all rows rather than
     grown batch by batch."""
-    recorder = open_views(path or views_path(ledger))
+    recorder = open_views(path or views_location(ledger))
     try:
         recorder.clear(ledger.log.name)
         position = follow(ledger, recorder, batch_size, progress, stop)
@@ -115,7 +132,7 @@ def rebuild(
 
 
 def follow(
-    ledger: Ledger, recorder: ViewRecorder, batch_size: int, progress: Progress | None,
+    ledger: Ledger, recorder: Recorder, batch_size: int, progress: Progress | None,
     stop: int | None,
 ) -> int:
     """Project batches up to `stop` (or the end of the log when called); one transaction per
@@ -199,8 +216,11 @@ def finisher(batch: Batch) -> Callable[[Any], None] | None:
     )
 
 
-def load_owners(recorder: ViewRecorder) -> Owners:
+def load_owners(recorder: Recorder) -> Owners:
     """Each Party aggregate's id → its company id, from the parties projected so far."""
+    if isinstance(recorder, pg_views.PgViewRecorder):
+        rows = recorder.ask(lambda db: db.query("SELECT originator_id, party FROM parties"))
+        return {UUID(row["originator_id"]).int: row["party"] for row in rows}
     with recorder.datastore.transaction(commit=False) as c:
         c.execute("SELECT originator_id, party FROM parties")
         return {UUID(row["originator_id"]).int: row["party"] for row in c.fetchall()}

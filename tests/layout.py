@@ -15,6 +15,10 @@ LAYERS = ("unit", "integration", "system")
 #: tests (every parametrization of each), or `ALL` for the whole file. `-m "not slow"` skips them.
 ALL: tuple[str, ...] = ()
 SLOW: dict[str, tuple[str, ...]] = {
+    "integration/test_views_postgres.py": (  # PostgreSQL views against SQLite's: 79 s, 59 s
+        "test_every_report_answers_the_same_from_postgresql",
+        "test_two_processes_projecting_into_postgresql_count_each_event_once",
+    ),
     "integration/test_projectors_concurrent.py": (  # two follower processes, a writer: 17 s
         "test_two_projecting_processes_count_each_event_once",),
     "integration/test_library_sharing.py": (  # writer threads against a reader: 5 s; a
