@@ -27,6 +27,11 @@ DOMAIN_TOPICS = sorted({
 })
 
 
+def seconds(value: object) -> bool:
+    """Whether `value` is a number of seconds (an int or float, not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def follow(
     log: EventLog, after: int = 0, *, timeout: float | None = None, interval: float = 0.1,
     topics: Sequence[str] = DOMAIN_TOPICS,
@@ -35,8 +40,10 @@ def follow(
     `timeout` seconds pass with nothing new (None: never; 0: when caught up)."""
     if isinstance(after, bool) or not isinstance(after, int) or after < 0:
         raise BadArgument("after", f"a notification id (0 or more), not {after!r:.40}")
-    if timeout is not None and timeout < 0:
+    if timeout is not None and not (seconds(timeout) and timeout >= 0):
         raise BadArgument("timeout", f"seconds (0 or more) or None, not {timeout!r:.40}")
+    if not (seconds(interval) and interval > 0):
+        raise BadArgument("interval", f"seconds (more than 0), not {interval!r:.40}")
     position, quiet_since = after, time.monotonic()
     while True:
         end = log.position()

@@ -147,6 +147,12 @@ def test_unknown_parties_and_bad_arguments_raise_named_library_errors(market: An
     for after in (-1, "0", None):
         with pytest.raises(BadArgument, match=r"^after"):
             next(ledger.follow(after=after))  # type: ignore[arg-type]
+    for timeout in (-1, "2", True):
+        with pytest.raises(BadArgument, match=r"^timeout"):
+            next(ledger.follow(timeout=timeout))  # type: ignore[arg-type]
+    for interval in (0, "0.1", None):
+        with pytest.raises(BadArgument, match=r"^interval"):
+            next(ledger.follow(interval=interval))  # type: ignore[arg-type]
 
 
 def test_store_failures_are_library_errors() -> None:
