@@ -11,7 +11,6 @@ of market_monthly would add up twice); a follower that finds them moved resumes 
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import subprocess
 import sys
@@ -47,34 +46,38 @@ def market(lines: int) -> list[str]:
     return made.stdout.splitlines()
 
 
+def project_while_writing(data: Path, views: str, lines: list[str]) -> Ledger:
+    """Apply the first 100 lines, start two follower processes on `views`, apply the rest in
+    small transactions while they follow, and stop them; the writer's Ledger, still open."""
+    ledger = Ledger(data)
+    assert {r.status for r in ledger.apply_many(lines[:100])} == {"applied"}
+    context = multiprocessing.get_context("spawn")
+    stop = context.Event()
+    followers = []
+    for _ in range(2):
+        done = context.Event()
+        process = context.Process(target=project_until, args=(str(data), views, stop, done))
+        process.start()
+        followers.append((process, done))
+    for first in range(100, len(lines), 5):
+        assert {r.status for r in ledger.apply_many(lines[first:first + 5])} == {"applied"}
+    stop.set()
+    for process, done in followers:
+        process.join(180)
+        assert process.exitcode == 0 and done.is_set()
+    return ledger
+
+
 def test_two_projecting_processes_count_each_event_once(tmp_path: Path) -> None:
     data, views = tmp_path / "data", tmp_path / "views.sqlite"
-    lines = market(600)
-    with Ledger(data) as ledger:
-        assert {r.status for r in ledger.apply_many(lines[:100])} == {"applied"}
-        context = multiprocessing.get_context("spawn")
-        stop = context.Event()
-        followers = []
-        for _ in range(2):
-            done = context.Event()
-            process = context.Process(target=project_until,
-                                      args=(str(data), str(views), stop, done))
-            process.start()
-            followers.append((process, done))
-        # the writer stores the rest in small transactions while both follow
-        for first in range(100, len(lines), 5):
-            assert {r.status for r in ledger.apply_many(lines[first:first + 5])} == {"applied"}
-        stop.set()
-        for process, done in followers:
-            process.join(120)
-            assert process.exitcode == 0 and done.is_set()
+    with project_while_writing(data, str(views), market(600)) as ledger:
         project(ledger, views)
         rebuilt = tmp_path / "rebuilt.sqlite"
         rebuild(ledger, rebuilt)
         incremental, fresh = dump(views), dump(rebuilt)
         assert fresh["holdings_history"]  # something was projected
         for table, rows in fresh.items():
-            assert incremental[table] == rows, f"{table}: {json.dumps(len(rows))} rows rebuilt"
+            assert incremental[table] == rows, f"{table}: {len(rows)} rows rebuilt"
 
 
 def test_a_batch_recorded_after_a_moved_position_is_refused_and_rolled_back(

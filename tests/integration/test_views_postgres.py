@@ -10,10 +10,7 @@ real server (RIN_TEST_POSTGRES_URL; `.ci/postgres.sh` starts one, CI sets it).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -22,6 +19,7 @@ from uuid import uuid4
 
 import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
+from test_projectors_concurrent import market, project_while_writing
 
 from ledger import Ledger
 from projections import Views, rebuild
@@ -32,7 +30,6 @@ from projections.pg_views import SCHEMA_VARIABLE, PgViewRecorder
 from projections.runner import LAYOUT, SQL_VIEWS, TABLES, project
 
 URL = os.environ.get("RIN_TEST_POSTGRES_URL")
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(URL is None, reason="RIN_TEST_POSTGRES_URL is not set")
 
 
@@ -47,13 +44,6 @@ def schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     assert URL is not None
     with psycopg.connect(URL, autocommit=True) as connection:
         connection.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
-
-
-def market(lines: int, seed: int = 5) -> list[str]:
-    made = subprocess.run([sys.executable, str(ROOT / "scripts" / "simulate.py"), "--lines",
-                           str(lines), "--seed", str(seed)], capture_output=True, text=True,
-                          check=True)
-    return made.stdout.splitlines()
 
 
 def pg_dump(schema: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -117,37 +107,13 @@ def test_a_batch_after_a_moved_position_is_refused_whole(schema: str) -> None:
         recorder.close()
 
 
-def project_until(data: str, url: str, stop: Any, done: Any) -> None:
-    """A follower process on another 'machine': its own Ledger, the shared PostgreSQL views."""
-    with Ledger(data) as ledger:
-        while not stop.is_set():
-            project(ledger, url, batch_size=7)
-        project(ledger, url, batch_size=7)
-    done.set()
-
-
 def test_two_processes_projecting_into_postgresql_count_each_event_once(
     tmp_path: Path, schema: str
 ) -> None:
+    """The followers are processes of their own, as on other machines: each its own Ledger on
+    the events, all on the one PostgreSQL read side."""
     assert URL is not None
-    data = tmp_path / "data"
-    lines = market(600)
-    with Ledger(data) as ledger:
-        assert {r.status for r in ledger.apply_many(lines[:100])} == {"applied"}
-        context = multiprocessing.get_context("spawn")
-        stop = context.Event()
-        followers = []
-        for _ in range(2):
-            done = context.Event()
-            process = context.Process(target=project_until, args=(str(data), URL, stop, done))
-            process.start()
-            followers.append((process, done))
-        for first in range(100, len(lines), 5):
-            assert {r.status for r in ledger.apply_many(lines[first:first + 5])} == {"applied"}
-        stop.set()
-        for process, done in followers:
-            process.join(180)
-            assert process.exitcode == 0 and done.is_set()
+    with project_while_writing(tmp_path / "data", URL, market(600)) as ledger:
         assert project(ledger, URL) == ledger.position()
         rebuilt = tmp_path / "rebuilt.sqlite"
         rebuild(ledger, rebuilt)
