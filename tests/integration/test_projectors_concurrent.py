@@ -80,20 +80,24 @@ def test_two_projecting_processes_count_each_event_once(tmp_path: Path) -> None:
             assert incremental[table] == rows, f"{table}: {len(rows)} rows rebuilt"
 
 
+def refuses_a_batch_after_a_moved_position(recorder: Any) -> None:
+    """A second follower's batch that also started after 0, up to 8: its events 1-5 are
+    already counted, so it is refused whole, its +1 to market_monthly rolled back."""
+    batch = Batch()
+    batch.bump(MARKET, ("2024-01", 6), (1, 0, 0))
+    recorder.record(batch, Tracking("RinLedger", 5), after=0)
+    with pytest.raises(IntegrityError, match="moved to notification 5 from 0"):
+        recorder.record(batch, Tracking("RinLedger", 8), after=0)
+    assert recorder.max_tracking_id("RinLedger") == 5
+
+
 def test_a_batch_recorded_after_a_moved_position_is_refused_and_rolled_back(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "views.sqlite"
     recorder = open_views(path)
     try:
-        batch = Batch()
-        batch.bump(MARKET, ("2024-01", 6), (1, 0, 0))
-        recorder.record(batch, Tracking("RinLedger", 5), after=0)
-        # a second follower's batch that also started after 0, up to 8: its events 1-5 are
-        # already counted, so it is refused whole
-        with pytest.raises(IntegrityError, match="moved to notification 5 from 0"):
-            recorder.record(batch, Tracking("RinLedger", 8), after=0)
-        assert recorder.max_tracking_id("RinLedger") == 5
+        refuses_a_batch_after_a_moved_position(recorder)
     finally:
         recorder.close()
     db = Database(path)

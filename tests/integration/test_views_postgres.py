@@ -18,14 +18,15 @@ from typing import Any
 from uuid import uuid4
 
 import pytest
-from eventsourcing.persistence import IntegrityError, Tracking
-from test_projectors_concurrent import market, project_while_writing
+from test_projectors_concurrent import (
+    market,
+    project_while_writing,
+    refuses_a_batch_after_a_moved_position,
+)
 
 from ledger import Ledger
 from projections import Views, rebuild
-from projections.batch import Batch
 from projections.invariants import dump
-from projections.market import MARKET
 from projections.pg_views import SCHEMA_VARIABLE, PgViewRecorder
 from projections.runner import LAYOUT, SQL_VIEWS, TABLES, project
 
@@ -94,12 +95,7 @@ def test_a_batch_after_a_moved_position_is_refused_whole(schema: str) -> None:
     assert URL is not None
     recorder = PgViewRecorder(URL, TABLES, SQL_VIEWS, LAYOUT)
     try:
-        batch = Batch()
-        batch.bump(MARKET, ("2024-01", 6), (1, 0, 0))
-        recorder.record(batch, Tracking("RinLedger", 5), after=0)
-        with pytest.raises(IntegrityError, match="moved to notification 5 from 0"):
-            recorder.record(batch, Tracking("RinLedger", 8), after=0)
-        assert recorder.max_tracking_id("RinLedger") == 5
+        refuses_a_batch_after_a_moved_position(recorder)
         generated = recorder.ask(lambda db: [r["generated"] for r in db.query(
             "SELECT generated FROM market_monthly")])
         assert generated == [1]  # the refused batch's +1 rolled back with its tracking
