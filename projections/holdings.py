@@ -174,7 +174,7 @@ def position(db: Database, rows: tuple[str, list[Any]]) -> list[dict[str, Any]]:
     """Gallon-RINs held per party, D code, vintage and K: the non-zero sums of `rows`."""
     sql, params = rows
     return [dict(row) for row in db.query(
-        f"SELECT party, d_code, vintage, k, SUM(gallon_rins) AS gallon_rins FROM ({sql}) "
+        f"SELECT party, d_code, vintage, k, SUM(gallon_rins) AS gallon_rins FROM ({sql}) AS rows "
         "GROUP BY party, d_code, vintage, k HAVING SUM(gallon_rins) != 0 "
         "ORDER BY party, d_code, vintage, k", params,
     )]

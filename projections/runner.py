@@ -17,13 +17,11 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import IntegrityError, Tracking
-from eventsourcing.utils import get_topic
 
 from ledger.application.event_log import LoggedEvent
+from ledger.application.follow import DOMAIN_TOPICS
 from ledger.application.ledger import Ledger
-from ledger.domain.batch_status import BatchStatus
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.domain.party import Party
 from ledger.infrastructure.settings import VIEWS_FILE
@@ -41,6 +39,7 @@ from projections import (
     market,
     market_tables,
     parties,
+    pg_views,
     quarterly,
     rin_transactions,
     trades,
@@ -49,6 +48,9 @@ from projections import (
 from projections.batch import Batch
 from projections.facts import Fact
 from projections.tracking import ViewRecorder
+
+#: the views' storage: a SQLite file, or tables in PostgreSQL
+Recorder = ViewRecorder | pg_views.PgViewRecorder
 
 BATCH_SIZE = 1000
 VIEW_MODULES = (
@@ -72,15 +74,15 @@ LAYOUT = 9
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a
 #: third of the log, are never read
-TOPICS = sorted({
-    get_topic(member) for aggregate in (Party, BatchInvalidation, BatchStatus)
-    for member in vars(aggregate).values()
-    if isinstance(member, type) and issubclass(member, DomainEvent)
-})
+TOPICS = DOMAIN_TOPICS  # the same topics as `Ledger.follow`
 Progress = Callable[[int, int], None]
 #: each Party aggregate's id, as its 128-bit integer (hashing a UUID runs Python code, once per
 #: event), → the party's company id
 Owners = dict[int, str]
+
+
+#: the views' location when not `<data>/views.sqlite`: a file or a PostgreSQL URL
+VIEWS_VARIABLE = "RIN_VIEWS"
 
 
 def views_path(ledger: Ledger) -> Path:
@@ -88,10 +90,19 @@ def views_path(ledger: Ledger) -> Path:
     return ledger.folder / VIEWS_FILE
 
 
-def open_views(path: str | os.PathLike[str]) -> ViewRecorder:
-    """The read-model file (its folder made if need be: a PostgreSQL ledger has no data folder)."""
+def open_views(path: str | os.PathLike[str]) -> Recorder:
+    """The read-model file (its folder made if need be: a PostgreSQL ledger has no data folder),
+    or for a `postgresql://` URL the read models in that database (projections/pg_views.py)."""
+    if pg_views.is_url(path):
+        return pg_views.PgViewRecorder(str(path), TABLES, SQL_VIEWS, LAYOUT)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     return ViewRecorder(path, TABLES, SQL_VIEWS, LAYOUT)
+
+
+def views_location(ledger: Ledger) -> str | Path:
+    """Where the views live: `RIN_VIEWS` (a file, or a `postgresql://` URL shared by several
+    processes or machines), else `<data>/views.sqlite`."""
+    return os.environ.get(VIEWS_VARIABLE) or views_path(ledger)
 
 
 def project(
@@ -99,7 +110,7 @@ def project(
     progress: Progress | None = None, stop: int | None = None,
 ) -> int:
     """Bring the views up to date from the last tracked position; return the new position."""
-    recorder = open_views(path or views_path(ledger))
+    recorder = open_views(path or views_location(ledger))
     try:
         return follow(ledger, recorder, batch_size, progress, stop)
     except OutOfStep:
@@ -121,7 +132,7 @@ def rebuild(
     """Empty the views and project every event from the start of the log; then create the
     large tables' indexes and the derived tables, each built once from all rows rather than
     grown batch by batch."""
-    recorder = open_views(path or views_path(ledger))
+    recorder = open_views(path or views_location(ledger))
     try:
         recorder.clear(ledger.log.name)
         position = follow(ledger, recorder, batch_size, progress, stop)
@@ -132,7 +143,7 @@ def rebuild(
 
 
 def follow(
-    ledger: Ledger, recorder: ViewRecorder, batch_size: int, progress: Progress | None,
+    ledger: Ledger, recorder: Recorder, batch_size: int, progress: Progress | None,
     stop: int | None,
 ) -> int:
     """Project batches up to `stop` (or the end of the log when called); one transaction per
@@ -157,7 +168,7 @@ def follow(
                 owners = load_owners(recorder)
             batch = collect(page, owners)
             try:
-                recorder.record(batch, Tracking(name, last), finisher(batch))
+                recorder.record(batch, Tracking(name, last), finisher(batch), after=position)
             except (IntegrityError, sqlite3.IntegrityError):
                 # Another follower recorded this position first: resume from where it got to.
                 # If none did (the position did not move), the rows were there but the
@@ -220,8 +231,11 @@ def finisher(batch: Batch) -> Callable[[Any], None] | None:
     )
 
 
-def load_owners(recorder: ViewRecorder) -> Owners:
+def load_owners(recorder: Recorder) -> Owners:
     """Each Party aggregate's id → its company id, from the parties projected so far."""
+    if isinstance(recorder, pg_views.PgViewRecorder):
+        rows = recorder.ask(lambda db: db.query("SELECT originator_id, party FROM parties"))
+        return {UUID(row["originator_id"]).int: row["party"] for row in rows}
     with recorder.datastore.transaction(commit=False) as c:
         c.execute("SELECT originator_id, party FROM parties")
         return {UUID(row["originator_id"]).int: row["party"] for row in c.fetchall()}

@@ -73,7 +73,8 @@ class Table:
         """The upsert clause adding a new row's non-key columns to the existing row's."""
         counters = [column for column in self.columns if column not in self.pk]
         conflict = ", ".join(f'"{column}"' for column in self.pk)
-        updates = ", ".join(f'"{c}" = "{c}" + excluded."{c}"' for c in counters)
+        # the existing row named by its table: PostgreSQL finds a bare name ambiguous
+        updates = ", ".join(f'"{c}" = "{self.name}"."{c}" + excluded."{c}"' for c in counters)
         return f"ON CONFLICT ({conflict}) DO UPDATE SET {updates}"
 
     def order_by(self) -> str:

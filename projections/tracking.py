@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-from eventsourcing.persistence import Tracking
+from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.sqlite import (
     SQLiteConnectionPool,
     SQLiteCursor,
@@ -104,11 +104,19 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
         )
 
     def record(
-        self, batch: Batch, tracking: Tracking, finish: Callable[[Database], None] | None = None
+        self, batch: Batch, tracking: Tracking, finish: Callable[[Database], None] | None = None,
+        after: int | None = None,
     ) -> None:
         """Write a batch's rows, then what they add to the derived tables, then `finish`, then
-        its tracking record, all in one transaction."""
+        its tracking record, all in one transaction.
+
+        With `after` (the position the batch starts after), the batch is recorded only if the
+        views are still tracked there, else `IntegrityError`: another follower recorded first,
+        maybe up to a different end, and these rows would count its events again. The write
+        lock is taken first, so no other follower can record between that check and the commit.
+        """
         with self.datastore.transaction(commit=True) as c:
+            self._lock_and_check(c, tracking.application_name, after)
             db = wrap(c)
             reached = self._reached(db)
             batch.write(db)
@@ -117,6 +125,18 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
             if finish is not None:
                 finish(db)
             self.insert_tracking_in(c, tracking)
+
+    def _lock_and_check(self, c: SQLiteCursor, application_name: str, after: int | None
+                        ) -> None:
+        """Take the file's write lock (a write as the transaction's first statement waits for
+        it, where a read first would fail once another writer commits), then check `after`."""
+        c.execute("UPDATE tracking SET notification_id = notification_id "
+                  "WHERE application_name = ?", (application_name,))
+        if after is None:
+            return
+        tracked = self._max_tracking_id(application_name, c) or 0
+        if tracked != after:
+            raise IntegrityError(f"the views moved to notification {tracked:,} from {after:,}")
 
     def _reached(self, db: Database) -> dict[Table, int]:
         """The last rowid of each existing derived table's source, before a batch is written."""

@@ -10,6 +10,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from ledger.application.ledger import Ledger
+from ledger.infrastructure.settings import VIEWS_FILE
 from projections import (
     activity,
     annual,
@@ -26,6 +27,7 @@ from projections import (
     lineage,
     market,
     market_tables,
+    pg_views,
     quarterly,
     read_side,
     rin_transactions,
@@ -35,35 +37,53 @@ from projections import (
     transfer_documents,
 )
 from projections.report_head import head_at
+from projections.report_rows import QuarterEnd
 
 
 class Views:
     """The read models of `ledger` in `path` (default `<data>/views.sqlite`)."""
 
     def __init__(self, ledger: Ledger, path: str | os.PathLike[str] | None = None) -> None:
+        """`path`: the views file, or a `postgresql://` URL (projections/pg_views.py); default
+        `RIN_VIEWS`, else `<data>/views.sqlite`."""
         self.ledger = ledger
-        self.path = Path(path or runner.views_path(ledger))
+        location = path or runner.views_location(ledger)
+        #: the views' PostgreSQL URL, if they live there
+        self.url = str(location) if pg_views.is_url(location) else None
+        self.path = Path(location) if self.url is None else Path(VIEWS_FILE)
 
     def project(self, **options: Any) -> int:
         """Bring the views up to date; return the last notification id projected."""
-        return runner.project(self.ledger, self.path, **options)
+        return runner.project(self.ledger, self.location, **options)
 
     def position(self) -> int:
         """The last notification id the views have projected (0 before the first run)."""
-        recorder = runner.open_views(self.path)
+        recorder = runner.open_views(self.location)
         try:
             return recorder.max_tracking_id(self.ledger.log.name) or 0
         finally:
             recorder.close()
 
     def rebuild(self, **options: Any) -> int:
-        return runner.rebuild(self.ledger, self.path, **options)
+        return runner.rebuild(self.ledger, self.location, **options)
+
+    @property
+    def location(self) -> str | Path:
+        """The views file, or their PostgreSQL URL."""
+        return self.url or self.path
+
+    def _sqlite_only(self, what: str) -> None:
+        if self.url is not None:
+            raise ValueError(f"{what} checks a SQLite views file; these views are in "
+                             "PostgreSQL (rebuild them there, or verify a SQLite copy)")
 
     def verify(self) -> list[str]:
+        self._sqlite_only("verify")
         return invariants.verify(self.ledger, self.path)
 
     def check_read_side(self) -> list[str]:
         """The views file's SQL definitions and tracking, before anything is projected."""
+        self._sqlite_only("the read-side check")
         return read_side.check_read_side(self.ledger, self.path)
 
     def _db(self) -> Database:
@@ -71,6 +91,14 @@ class Views:
         return Database(self.path)
 
     def _ask(self, query: Any, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        if self.url is not None:
+            self.project()
+            recorder = pg_views.PgViewRecorder(self.url, runner.TABLES, runner.SQL_VIEWS,
+                                               runner.LAYOUT)
+            try:
+                return recorder.ask(lambda db: query(db, *args, **kwargs))
+            finally:
+                recorder.close()
         db = self._db()
         try:
             return list(query(db, *args, **kwargs))
@@ -88,8 +116,14 @@ class Views:
             position = self._ask(lambda db: [journal.position_at(db, moment)])[0]
         return self._ask(holdings.holdings, party, as_of, position, blocks)
 
+    def quarter_ends(self, year: int, party: str | None = None) -> list[QuarterEnd]:
+        """The §80.1428(a)(5) check at each quarter end of `year`, as typed rows."""
+        return [QuarterEnd.of(row) for row in self._ask(quarterly.quarterly, year, party)]
+
     def quarterly(self, year: int, party: str | None = None) -> list[dict[str, Any]]:
-        return self._ask(quarterly.quarterly, year, party)
+        """The rows of `quarter_ends` as dicts (what the command line prints): `date` a date,
+        `assigned_rins` an int, `volume`, `limit` and `excess` Decimals, `ok` a bool."""
+        return [row.to_dict() for row in self.quarter_ends(year, party)]
 
     def compliance(self, year: int, party: str | None = None) -> list[dict[str, Any]]:
         return self._ask(compliance.compliance, year, party)

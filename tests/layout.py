@@ -15,6 +15,17 @@ LAYERS = ("unit", "integration", "system")
 #: tests (every parametrization of each), or `ALL` for the whole file. `-m "not slow"` skips them.
 ALL: tuple[str, ...] = ()
 SLOW: dict[str, tuple[str, ...]] = {
+    "integration/test_views_postgres.py": (  # PostgreSQL views against SQLite's: 79 s, 59 s
+        "test_every_report_answers_the_same_from_postgresql",
+        "test_two_processes_projecting_into_postgresql_count_each_event_once",
+    ),
+    "integration/test_projectors_concurrent.py": (  # two follower processes, a writer: 17 s
+        "test_two_projecting_processes_count_each_event_once",),
+    "integration/test_library_sharing.py": (  # writer threads against a reader: 5 s; a
+        "test_a_snapshot_sums_to_a_committed_total_while_writers_run",  # spawned process
+        "test_follow_waits_for_another_process_then_times_out",  # and a 3 s timeout: 5 s;
+        "test_threads_may_share_one_ledger",  # 40 generations from 4 threads: 1.3 s
+    ),
     "system/test_crash_safety.py": ALL,  # SIGKILLs `rin apply`/`rin project` subprocesses: 55 s
     "system/test_readme.py": ALL,  # every command of README.md, in a shell: 64 s
     "system/test_datasette_browser.py": ALL,  # rin serve and headless Chromium: 96 s

@@ -6,8 +6,7 @@ cut where a pending sell's reservation starts or ends (§80.1452), each with its
 
 from __future__ import annotations
 
-from typing import Any
-
+from ledger.application.rows import HeldBlock
 from ledger.domain.batch_gate import StatusOf
 from ledger.domain.batch_status import BatchStatus
 from ledger.domain.daughters import cut, pieces
@@ -17,7 +16,7 @@ from ledger.domain.rin import BatchId
 from ledger.rules.s1471_auditors import UNVERIFIED
 
 
-def block_rows(party: Party, status_of: StatusOf) -> list[dict[str, Any]]:
+def block_rows(party: Party, status_of: StatusOf) -> list[HeldBlock]:
     """`party`'s held blocks as report rows: `party, rin, d_code, vintage, k, gallon_rins,
     reserved, qap, locked`."""
     rows = []
@@ -30,12 +29,10 @@ def block_rows(party: Party, status_of: StatusOf) -> list[dict[str, Any]]:
             statuses[key.batch_id] = status_of(key.batch_id)
         status = statuses[key.batch_id]
         for first, last in pieces(block.start, block.end, edges):
-            rows.append({
-                "party": party.party_id, "rin": key.block(first, last).code,
-                "d_code": key.d_code, "vintage": key.vintage, "k": key.k,
-                "gallon_rins": last - first + 1,
-                "reserved": reserved.issuperset(SerialSet(((first, last),))),
-                "qap": status.qap if status is not None else UNVERIFIED,
-                "locked": status is not None and status.locked,
-            })
+            rows.append(HeldBlock(
+                party.party_id, key.block(first, last).code, key.d_code, key.vintage, key.k,
+                last - first + 1, reserved.issuperset(SerialSet(((first, last),))),
+                status.qap if status is not None else UNVERIFIED,
+                status is not None and status.locked,
+            ))
     return rows

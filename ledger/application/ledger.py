@@ -7,6 +7,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import suppress
+from datetime import date
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -15,12 +16,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, PersistenceError, Recording
 
+from ledger.application import arguments
+from ledger.application.api_errors import UnknownParty
 from ledger.application.command_input import CommandInput, parse_command
-from ledger.application.event_log import EventLog
+from ledger.application.event_log import EventLog, LoggedEvent
+from ledger.application.follow import follow
 from ledger.application.handlers import handle
 from ledger.application.held_blocks import block_rows
+from ledger.application.positions import Positions
 from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
 from ledger.application.results import rejected
+from ledger.application.rows import HeldBlock, Holding
 from ledger.application.store_failures import StoreError, WriteConflict
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.batch_status import BatchStatus
@@ -337,27 +343,21 @@ class Ledger:
             return audit(self._app, public_key, exported)
 
     def party(self, party_id: str) -> Party:
-        """The party's aggregate as it stands now."""
+        """The party's aggregate as it stands now; `UnknownParty` if it is not registered."""
+        name = arguments.party_id(party_id)
         try:
             with self._lock:  # a write in progress may be changing the repository's copy
-                return self._app.repository.get(Party.create_id(party_id))
+                return self._app.repository.get(Party.create_id(name))
         except AggregateNotFoundError:
-            raise KeyError(f"party {party_id} is not registered") from None
+            raise UnknownParty(name) from None
         except STORE_FAILURES as error:
             raise StoreError(str(error), None) from error
 
-    def holdings(self, party_id: str) -> list[dict[str, Any]]:
-        """What party P holds now: gallon-RINs per D code, vintage and K, from its aggregate."""
-        totals = self.party(party_id).holdings.totals()
-        return [
-            {"party": party_id, "d_code": d, "vintage": v, "k": k, "gallon_rins": n}
-            for (d, v, k), n in sorted(totals.items())
-        ]
-
-    def blocks(self, party_id: str) -> list[dict[str, Any]]:
-        """One row per held block with its 38-character code; daughters apart (§80.1428(d)), with
-        `reserved`, `qap` and `locked` (ledger/application/held_blocks.py)."""
-        return block_rows(self.party(party_id), self.batch_status)
+    def at(self, known_at: int | dict[str, Any]) -> Positions:
+        """Every party's positions as the ledger knew them at notification `known_at` (or a
+        head from `head()`), read from the event store alone: nothing is written."""
+        return Positions(self._app, self.log, arguments.log_position(known_at, self.position()),
+                         self._lock)
 
     def batch_status(self, batch_id: BatchId) -> BatchStatus | None:
         """A batch's QAP status and locks as they stand now, or None if it has neither."""
@@ -369,3 +369,39 @@ class Ledger:
             return None
         except STORE_FAILURES as error:
             raise StoreError(str(error), None) from error
+
+    def snapshot(self) -> Positions:
+        """`at` the last notification now: reads across parties at one committed state, while
+        writers go on storing."""
+        return self.at(self.position())
+
+    def holdings(self, party_id: str, as_of: date | str | None = None,
+                 known_at: int | dict[str, Any] | None = None) -> list[Holding]:
+        """What a party holds now (or on `as_of`, as known at notification `known_at`):
+        gallon-RINs per D code, vintage and K."""
+        if as_of is None and known_at is None:
+            party = self.party(party_id)
+            return [Holding(party.party_id, d, v, k, n)
+                    for (d, v, k), n in sorted(party.holdings.totals().items()) if n]
+        return self._read(known_at).holdings(arguments.party_id(party_id), as_of)
+
+    def blocks(self, party_id: str, as_of: date | str | None = None,
+               known_at: int | dict[str, Any] | None = None) -> list[HeldBlock]:
+        """One row per held block with its 38-character code; daughters apart (§80.1428(d)), with
+        `reserved`, `qap` and `locked` (ledger/application/held_blocks.py)."""
+        if as_of is None and known_at is None:
+            return block_rows(self.party(party_id), self.batch_status)
+        return self._read(known_at).blocks(arguments.party_id(party_id), as_of)
+
+    def _read(self, known_at: int | dict[str, Any] | None) -> Positions:
+        try:
+            return self.snapshot() if known_at is None else self.at(known_at)
+        except STORE_FAILURES as error:
+            raise StoreError(str(error), None) from error
+
+    def follow(self, after: int = 0, *, timeout: float | None = None, interval: float = 0.1
+               ) -> Iterator[LoggedEvent]:
+        """Each domain event after notification `after` in log order, then each new one as any
+        writer stores it (polled every `interval` s); ends after `timeout` s with nothing new
+        (None: never). Resume after the last `notification_id` handled."""
+        return follow(self.log, after, timeout=timeout, interval=interval)

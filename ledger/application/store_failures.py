@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ledger.application.api_errors import LibraryError
 from ledger.domain.errors import LedgerError
 
 
@@ -20,7 +21,7 @@ class WriteConflict(LedgerError):
         )
 
 
-class StoreError(Exception):
+class StoreError(LibraryError):
     """The store failed (disk full, locked, read-only, server down, unreadable): not a refusal.
 
     Every line up to `last_committed_line` (None: no line of this call) was committed and its

@@ -110,8 +110,10 @@ class ConnectionPragmas:
 
 
 class TrackingInTransaction:
-    """For a `SQLiteTrackingRecorder`: its tracking record written on a transaction the caller
-    opened, so the read models' rows and their position commit together (exactly once).
+    """For a `SQLiteTrackingRecorder` (or a `PostgresTrackingRecorder`, whose
+    `_insert_tracking(curs, tracking)` is the same step: projections/pg_views.py): its tracking
+    record written on a transaction the caller opened, so the read models' rows and their
+    position commit together (exactly once).
 
     9.5.6's public `insert_tracking(tracking)` opens and commits a transaction of its own; it
     calls `_insert_tracking(c, tracking)`, which raises `IntegrityError` for a position already

@@ -16,7 +16,7 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.utils import resolve_topic
 from store_access import app_of, stored
 
-from ledger import Ledger
+from ledger import Holding, Ledger
 from ledger.domain.holdings import Holdings, fifo_order
 from ledger.domain.party import Party
 from ledger.domain.rin import BlockKey, RinBlock
@@ -250,7 +250,7 @@ def test_apply_many_equals_apply_one_by_one(tmp_path: Path) -> None:
             assert list(one.party(party).fuel.changes()) == list(many.party(party).fuel.changes())
         # 3001 holds 7,000 + 1,000 = 8,000 K=2; 2001 keeps 12,000 − 8,000 = 4,000
         assert many.holdings("3001") == [
-            {"party": "3001", "d_code": 6, "vintage": 2024, "k": 2, "gallon_rins": 8_000}
+            Holding(party="3001", d_code=6, vintage=2024, k=2, gallon_rins=8_000)
         ]
         assert many.party("2001").holdings.totals() == {(6, 2024, 2): 4_000}
 

@@ -71,18 +71,18 @@ def test_known_at_shows_what_the_ledger_said_then(views: Views) -> None:
 
 
 def test_quarterly_2024_03_31(views: Views) -> None:
-    rows = [r for r in views.quarterly(2024) if r["date"] == "2024-03-31"]
+    rows = [r for r in views.quarterly(2024) if r["date"] == date(2024, 3, 31)]
     # 1001: 128,738 assigned RINs with 248,738.3 − 120,000 = 128,738.3 gal;
     #       limit 2.5 × 128,738.3 = 321,845.75 → no excess.
     # 1002: sold all 60,000 RINs with all 40,000 gal → 0 and 0.
     # 2001: bought 120,000 + 60,000 RINs with 120,000 + 40,000 gal, separated all, blending
     #       all 160,000 gal → 0 and 0. 3001 only ever owned separated RINs: not listed.
     assert rows == [
-        {"party": "1001", "date": "2024-03-31", "assigned_rins": 128_738,
+        {"party": "1001", "date": date(2024, 3, 31), "assigned_rins": 128_738,
          "volume": Decimal("128738.3"), "limit": Decimal("321845.75"), "excess": 0, "ok": True},
-        {"party": "1002", "date": "2024-03-31", "assigned_rins": 0, "volume": 0, "limit": 0,
+        {"party": "1002", "date": date(2024, 3, 31), "assigned_rins": 0, "volume": 0, "limit": 0,
          "excess": 0, "ok": True},
-        {"party": "2001", "date": "2024-03-31", "assigned_rins": 0, "volume": 0, "limit": 0,
+        {"party": "2001", "date": date(2024, 3, 31), "assigned_rins": 0, "volume": 0, "limit": 0,
          "excess": 0, "ok": True},
     ]
 
@@ -105,7 +105,7 @@ def test_quarterly_reports_an_excess(tmp_path: Path) -> None:
     # excess 10,000 − 5,000 = 5,000 on every quarter end of 2024.
     assert [(r["date"], r["assigned_rins"], r["limit"], r["excess"], r["ok"]) for r in rows] == [
         (day, 10_000, 5_000, 5_000, False)
-        for day in ("2024-03-31", "2024-06-30", "2024-09-30", "2024-12-31")
+        for day in (date(2024, 3, 31), date(2024, 6, 30), date(2024, 9, 30), date(2024, 12, 31))
     ]
 
 

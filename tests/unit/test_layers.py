@@ -33,6 +33,7 @@ FORBIDDEN = (
 READ_SIDE_MAY_USE = (
     "ledger.domain", "ledger.rules", "ledger.application.event_log", "ledger.application.ledger",
     "ledger.infrastructure.settings", "ledger.infrastructure.eventsourcing_adapter",
+    "ledger.application.follow", "ledger.application.rows",  # the topics followed; typed rows
 )
 
 

@@ -8,6 +8,7 @@ dicts (design.md "Interfaces"); every expected number is worked by hand in a com
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -500,14 +501,14 @@ def test_1428_a5_quarter_end_check(market: Ledger) -> None:
     ok(market, {"type": "transfer_fuel", "date": "2024-03-10", "from": "2001", "to": "3001",
                 "volume": 2_000})
     rows = {(r["party"], r["date"]): r for r in Views(market).quarterly(2024)}
-    march = rows[("2001", "2024-03-31")]
+    march = rows[("2001", date(2024, 3, 31))]
     assert (march["assigned_rins"], int(float(march["volume"])), int(float(march["limit"])),
             int(float(march["excess"])), march["ok"]) == (10_000, 2_000, 5_000, 5_000, False)
     # 3001 owns 2,000 gal and no assigned RINs: 0 ≤ 5,000
-    assert rows[("3001", "2024-03-31")]["ok"] in (True, 1)
+    assert rows[("3001", date(2024, 3, 31))]["ok"] in (True, 1)
     # all four dates of (a)(5)(ii) are checked
-    assert sorted({d for _, d in rows}) == ["2024-03-31", "2024-06-30", "2024-09-30",
-                                             "2024-12-31"]
+    assert sorted({d for _, d in rows}) == [date(2024, 3, 31), date(2024, 6, 30),
+                                             date(2024, 9, 30), date(2024, 12, 31)]
 
 
 # --- §80.1428(b): separated RINs ------------------------------------------------------------
@@ -628,7 +629,8 @@ def test_1428_a4_the_fuel_sent_with_assigned_rins_is_fuel_owned(market: Ledger) 
 
 def test_1428_a5_generator_owns_its_batch_and_fuel(market: Ledger) -> None:
     # 10,000 assigned gallon-RINs with 10,000 gal: limit 2.5 × 10,000 = 25,000, no excess
-    row = next(r for r in Views(market).quarterly(2024, party="1001") if r["date"] == "2024-03-31")
+    row = next(r for r in Views(market).quarterly(2024, party="1001")
+               if r["date"] == date(2024, 3, 31))
     assert (row["assigned_rins"], int(float(row["limit"])), int(float(row["excess"]))) == (
         10_000, 25_000, 0)
 
