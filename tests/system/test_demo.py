@@ -20,6 +20,7 @@ from ledger.simulation import small_market
 from projections import Views
 
 ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "examples" / "sample.jsonl"
 
 
 def test_rin_demo_runs_end_to_end_and_is_idempotent(tmp_path: Path) -> None:
@@ -28,25 +29,57 @@ def test_rin_demo_runs_end_to_end_and_is_idempotent(tmp_path: Path) -> None:
     assert first.exit_code == 0, first.output
     assert "239 lines applied, 0 already applied, 0 rejected" in first.output
     assert "all invariants hold" in first.output
-    again = runner.invoke(app, ["--data", str(tmp_path), "demo", "--quiet"])
-    assert again.exit_code == 0
+    again = runner.invoke(app, ["--data", str(tmp_path), "demo"])
+    assert again.exit_code == 0, again.output
     assert "0 lines applied, 239 already applied, 0 rejected" in again.output
 
 
-def test_demo_size_names_each_refused_line_and_exits_1(tmp_path: Path) -> None:
-    """The seeded market reuses the small market's party ids: on the demo's store its
-    registrations are refused under §80.1450 and what depends on them after; each refused line
-    is reported with its number and citation, as the small market's are, not only counted."""
+def test_demo_quiet_prints_nothing(tmp_path: Path) -> None:
+    """`-q` before or after the command: no counts, no reports, no verify line (issue 14)."""
     runner = CliRunner()
-    assert runner.invoke(app, ["--data", str(tmp_path), "demo", "--quiet"]).exit_code == 0
-    sized = runner.invoke(app, ["--data", str(tmp_path), "demo", "--size", "60"])
-    assert sized.exit_code == 1, sized.output
-    assert "line 1: §80.1450: party 1001 is already registered" in sized.output
-    counts = next(text for text in sized.output.splitlines()
-                  if text.startswith("simulated market: "))
-    applied, refused = int(counts.split()[2]), int(counts.split()[-2])
-    reported = [text for text in sized.output.splitlines() if text.startswith("line ")]
-    assert refused > 0 and applied + refused == 60 and len(reported) == refused
+    for args in (["demo", "-q"], ["-q", "demo"], ["demo", "--quiet"]):
+        result = runner.invoke(app, ["--data", str(tmp_path), *args])
+        assert (result.exit_code, result.stdout, result.stderr) == (0, "", ""), args
+
+
+def store_position(data: Path) -> int:
+    with Ledger(data) as ledger:
+        return ledger.position()
+
+
+def test_demo_refuses_a_ledger_it_did_not_start_and_changes_nothing(tmp_path: Path) -> None:
+    """The README's own sequence applied the sample, then ran the demo into the same folder:
+    18 refusals, exit 1, and the demo's other lines mixed into the sample's ledger. Now the
+    demo refuses (exit 2) naming the folder, and the ledger is as it was."""
+    runner = CliRunner()
+    applied = runner.invoke(app, ["--data", str(tmp_path), "apply", str(SAMPLE)])
+    assert applied.exit_code == 0, applied.output
+    before = store_position(tmp_path)
+    for args in (["demo"], ["demo", "--size", "60"]):
+        refused = runner.invoke(app, ["--data", str(tmp_path), *args])
+        assert refused.exit_code == 2, refused.output
+        assert f"{tmp_path} already holds a ledger" in refused.stderr
+        assert "the demo did not start it" in refused.stderr
+        assert refused.stdout == ""
+    assert store_position(tmp_path) == before
+
+
+def test_demo_refuses_a_ledger_it_started_with_another_market(tmp_path: Path) -> None:
+    """`demo --size` into the small demo's folder would collide with it (the README's Scale
+    section did: 19,948 refusals); the same sized demo again applies nothing new."""
+    runner = CliRunner()
+    assert runner.invoke(app, ["--data", str(tmp_path / "small"), "demo", "-q"]).exit_code == 0
+    other = runner.invoke(app, ["--data", str(tmp_path / "small"), "demo", "--size", "60"])
+    assert other.exit_code == 2, other.output
+    assert "the demo started it with another market" in other.stderr
+    sized = ["--data", str(tmp_path / "sized"), "demo", "--size", "60"]
+    first, again = runner.invoke(app, sized), runner.invoke(app, sized)
+    assert first.exit_code == 0, first.output
+    assert "simulated market: 60 lines applied, 0 already applied, 0 rejected" in first.stderr
+    assert again.exit_code == 0, again.output
+    assert "simulated market: 0 lines applied, 60 already applied, 0 rejected" in again.stderr
+    reseeded = runner.invoke(app, [*sized, "--seed", "2"])
+    assert reseeded.exit_code == 2, reseeded.output
 
 
 def test_demo_figures(tmp_path: Path) -> None:
