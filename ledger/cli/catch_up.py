@@ -14,7 +14,8 @@ def catch_up(views: Views, quiet: bool, rebuild: bool = False, batch_size: int =
     """Project what the views have not seen (all of it with `rebuild`), with a progress bar
     on stderr when it is a terminal; the new position."""
     with progress_bar("projecting", quiet, "notifications", transient) as bar:
-        start = 0 if rebuild else views.position()
+        tracked = views.position()  # plain SQL can store any value there: projecting rebuilds
+        start = tracked if isinstance(tracked, int) and not rebuild else 0
         task = bar.add_task("project", total=None, completed=start, rate="")
         started = time.monotonic()
 

@@ -91,7 +91,7 @@ def one_format(asked: list[Format]) -> Format:
     if len(asked) > 1:
         raise typer.BadParameter(
             f"{' and '.join(f'--{kind}' for kind in asked)}: choose one output format",
-            param_hint="--table/--json/--csv/--nl")
+            param_hint="output")
     return asked[0] if asked else Format.TABLE
 
 

@@ -8,6 +8,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
+import zipfile
 from pathlib import Path
 
 import orjson
@@ -119,8 +121,9 @@ def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
-    """The wheel carries the market generator: `rin demo --size` needs no source tree."""
+def test_rin_demo_and_version_run_from_an_installed_wheel(tmp_path: Path) -> None:
+    """The wheel carries the market generator and its licence: `rin --version`, `rin demo` and
+    `rin demo --size` need no source tree (issue 14: --size loaded scripts/ by path)."""
     source = tmp_path / "source"  # a copy: building in the checkout would leave build/ there
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", ".venv", ".hypothesis", ".benchmarks", "build", "dist", "*.egg-info", "tests",
@@ -129,6 +132,13 @@ def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
                  "--no-build-isolation", "-w", str(tmp_path / "wheels")], tmp_path)
     assert built.returncode == 0, built.stderr
     [wheel] = (tmp_path / "wheels").glob("rin_ledger-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        [metadata] = [name for name in archive.namelist() if name.endswith(".dist-info/METADATA")]
+        fields = archive.read(metadata).decode().split("\n\n")[0].splitlines()
+        licences = [name for name in archive.namelist() if "/licenses/" in name]
+    assert "License-Expression: MIT" in fields  # PEP 639, not the deprecated License table
+    assert "License-File: LICENSE" in fields and licences == [
+        metadata.replace("METADATA", "licenses/LICENSE")]
     venv = tmp_path / "venv"
     assert run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
                tmp_path).returncode == 0
@@ -141,9 +151,15 @@ def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     where = run([str(venv / "bin" / "python"), "-c", "import ledger; print(ledger.__file__)"],
                 outside)
     assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout  # the wheel's code
-    demo = run([str(venv / "bin" / "rin"), "demo", "--size", "200"], outside)
+    rin = str(venv / "bin" / "rin")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert run([rin, "--version"], outside).stdout == f"rin-ledger {project['version']}\n"
+    demo = run([rin, "demo"], outside)
     assert demo.returncode == 0, demo.stderr
-    assert "simulated market: 200 lines applied, 0 already applied, 0 rejected" in demo.stderr
-    held = run([str(venv / "bin" / "rin"), "holdings", "--json"], outside)
+    assert "demo market: 239 lines applied, 0 already applied, 0 rejected" in demo.stderr
+    sized = run([rin, "--data", "sized", "demo", "--size", "200"], outside)
+    assert sized.returncode == 0, sized.stderr
+    assert "simulated market: 200 lines applied, 0 already applied, 0 rejected" in sized.stderr
+    held = run([rin, "holdings", "--json", "--data", "sized"], outside)
     assert held.returncode == 0 and orjson.loads(held.stdout), held.stderr
-    assert (outside / "rin-data").is_dir()
+    assert (outside / "rin-data").is_dir() and (outside / "sized").is_dir()
