@@ -72,6 +72,16 @@ SLOW: dict[str, tuple[str, ...]] = {
     "integration/red_team/test_keys.py": ("test_a_signed_store_refuses_writes_without_its_key",),
     # four simulated markets applied, every party-quarter checked, attests replayed: 7 s CPU
     "integration/test_activity_property.py": ALL,
+    # `rin` on a pseudo-terminal or a pipe, as a subprocess: 18 s (three), 7.4 s, 6.8 s, 6.3 s;
+    # three demos in one process: 3.8 s
+    "system/test_cli_conventions.py": (
+        "test_apply_progress_on_a_terminal_counts_lines_exactly_and_nothing_when_piped",
+        "test_a_table_written_to_a_pipe_is_never_wrapped",
+        "test_a_table_on_a_terminal_fits_its_width",
+    ),
+    "system/test_no_silent_traps.py": (
+        "test_a_reports_catch_up_shows_progress_on_a_terminal_only",),
+    "system/test_demo.py": ("test_demo_quiet_prints_nothing",),
 }
 
 

@@ -59,16 +59,16 @@ def apply_lines(ledger: Ledger, files: list[str], quiet: bool, as_json: bool) ->
         return 2
     counts: Counter[str] = Counter()
     numbered: list[int] = []
-    size = sum(input_size(name) for name in files)
 
-    with progress_bar("applying", quiet) as bar:
-        task = bar.add_task("apply", total=size or None, rate="")
+    with progress_bar("applying", quiet, "lines") as bar:
+        task = bar.add_task("apply", total=None, rate="")
+        if not bar.disable:  # counting costs a read of each file: only for a bar on show
+            bar.update(task, total=line_count(files))
         started = time.monotonic()
 
         def commands() -> Iterator[bytes | RefusedLine]:
             for number, raw in read_lines(streams):
                 numbered.append(number)
-                bar.advance(task, len(raw) if isinstance(raw, bytes) else 0)
                 yield raw
 
         last: int | None = None  # the last line whose result is committed and reported
@@ -77,9 +77,8 @@ def apply_lines(ledger: Ledger, files: list[str], quiet: bool, as_json: bool) ->
                 result.line = last = numbered[index]
                 counts[result.status] += 1
                 report(result, as_json)
-                if index % 1000 == 0:
-                    rate = (index + 1) / max(time.monotonic() - started, 1e-6)
-                    bar.update(task, rate=f"{index + 1:,} lines, {rate:,.0f} lines/s")
+                rate = (index + 1) / max(time.monotonic() - started, 1e-6)
+                bar.update(task, completed=index + 1, rate=f"{rate:,.0f} lines/s")
         except STORE_ERRORS as error:
             done = f"line {last}" if last is not None else "none"
             print_failure(err, f"{store_failure(error)}; last line committed: {done}")
@@ -92,9 +91,15 @@ def apply_lines(ledger: Ledger, files: list[str], quiet: bool, as_json: bool) ->
     return 1 if counts["rejected"] else 0
 
 
-def input_size(name: str) -> int:
-    """Bytes in a named file (0 for stdin: its progress has no total)."""
-    return 0 if name == "-" else Path(name).stat().st_size
+def line_count(files: list[str]) -> int | None:
+    """The lines `read_lines` will give from the files (blank lines are not lines), or None
+    if one is not a regular file (stdin, a pipe: read once, so not counted first)."""
+    if not all(name != "-" and Path(name).is_file() for name in files):
+        return None
+    try:
+        return sum(1 for _ in read_lines([Path(name).open("rb") for name in files]))
+    except OSError:  # it will be reported when the lines are read
+        return None
 
 
 @app.command()
@@ -102,10 +107,10 @@ def apply(
     ctx: typer.Context,
     files: Annotated[list[str], typer.Argument(help="JSON Lines files, or - for stdin")],
     as_json: Annotated[bool, typer.Option("--json", help="one result object per line")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
     """Apply transaction-file lines in order, each atomic; exit 0, 1 (some rejected), 2
-    (unreadable input) or 3 (the store failed)."""
-    with open_ledger(options(ctx), note="; last line committed: none") as ledger:
-        code = apply_lines(ledger, files, quiet, as_json)
+    (unreadable input) or 3 (the store failed). Creates the ledger if there is none."""
+    chosen = options(ctx)
+    with open_ledger(chosen, note="; last line committed: none", create=True) as ledger:
+        code = apply_lines(ledger, files, chosen.quiet, as_json)
     raise typer.Exit(code)

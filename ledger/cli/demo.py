@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ledger.application.ledger import Ledger
+from ledger.cli.demo_store import claim_for_demo
 from ledger.cli.options import Options, err, open_ledger, options
 from ledger.cli.output import emit, report
 from ledger.simulation import generate_market, small_market
@@ -28,20 +29,26 @@ def demo(
     )] = None,
     seed: Annotated[int, typer.Option("--seed", help="the simulated market's seed")] = 1,
 ) -> None:
-    """Simulate a small complete market on the embedded store, then show the reports."""
+    """Simulate a small complete market on the embedded store, then show the reports (into
+    an empty data folder, or one the same demo wrote before)."""
     chosen = options(ctx)
-    with open_ledger(chosen) as ledger:
+    with open_ledger(chosen, create=True) as ledger:
+        claim_for_demo(ledger, chosen.data, {"market": "small"} if size is None
+                       else {"market": "seeded", "size": size, "seed": seed})
         if size is None:
-            refused = apply_market(ledger, "demo market", small_market())
+            refused = apply_market(ledger, "demo market", small_market(), quiet)
             if not quiet:
                 show_reports(ledger, chosen)
         else:
-            refused = apply_market(ledger, "simulated market", generate_market(size, seed))
+            refused = apply_market(ledger, "simulated market", generate_market(size, seed),
+                                   quiet)
     raise typer.Exit(1 if refused else 0)
 
 
-def apply_market(ledger: Ledger, name: str, lines: Iterable[dict[str, Any]]) -> int:
-    """Apply a market's lines, report each refused one, then the counts; how many were refused."""
+def apply_market(ledger: Ledger, name: str, lines: Iterable[dict[str, Any]],
+                 quiet: bool = False) -> int:
+    """Apply a market's lines, report each refused one, then (unless `quiet`) the counts; how
+    many were refused."""
     counts: Counter[str] = Counter()
     refused = []
     for result in ledger.apply_many(lines):
@@ -50,10 +57,11 @@ def apply_market(ledger: Ledger, name: str, lines: Iterable[dict[str, Any]]) -> 
             refused.append(result)
     for result in refused:
         report(result, as_json=False)
-    err.print(
-        f"{name}: {counts['applied']:,} lines applied, {counts['duplicate']:,} already "
-        f"applied, {counts['rejected']:,} rejected"
-    )
+    if not quiet:
+        err.print(
+            f"{name}: {counts['applied']:,} lines applied, {counts['duplicate']:,} already "
+            f"applied, {counts['rejected']:,} rejected"
+        )
     return len(refused)
 
 

@@ -3,57 +3,75 @@
 from __future__ import annotations
 
 import sys
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ledger.cli import (
-    apply,
-    demo,
-    market_reports,
-    regulator_reports,
-    reports,
-    serve,
-    trust,
+from ledger.cli import apply, demo, market_reports, regulator_reports, reports, serve, trust
+from ledger.cli.options import (
+    DataOpt,
+    KeyOpt,
+    Options,
+    QuietOpt,
+    StoreOpt,
+    WindowOpt,
+    chosen_options,
+    err,
+    global_options,
 )
-from ledger.cli.arguments import data_folder, store_url
-from ledger.cli.options import Options, err
-from ledger.infrastructure import settings
 from ledger.infrastructure.signing import StoreRefused
 
-DataOpt = Annotated[Path | None, typer.Option(
-    "--data", envvar=settings.DATA_VARIABLE, help=f"data folder (default {settings.DEFAULT_DATA})"
-)]
-StoreOpt = Annotated[str | None, typer.Option(
-    "--store", envvar=settings.STORE_VARIABLE, help="postgresql://… event store"
-)]
-WindowOpt = Annotated[int | None, typer.Option(
-    "--trade-window", envvar=settings.TRADE_WINDOW_VARIABLE, min=0,
-    help=f"business days a trade posting waits before it expires (default {settings.TRADE_WINDOW})"
-)]
-KeyOpt = Annotated[
-    Path | None, typer.Option("--key", envvar="RIN_KEY", help="Ed25519 private key (rin keygen)"
-                              " that signs each transaction's head")
-]
+HELP = """\
+rin: a ledger of Renewable Identification Numbers (RINs) under the US Renewable Fuel Standard,
+40 CFR 80 Subpart M. Every command of a JSON Lines transaction file is checked against the
+regulation, and a refused line names its paragraph, field and numbers.
 
+**Examples**
+
+    rin demo                                     a small market in ./rin-data
+    rin --data ./ledger apply trades.jsonl       apply a file, line by line
+    rin holdings --party 2001 --as-of 2024-06-30 gallon-RINs held on a date
+    rin compliance --year 2024 --csv             §80.1427 positions as CSV
+    rin verify --json                            check every stored fact
+
+Every report prints a table, or --json, --csv or --nl. The global options may come before or
+after the command. Exit codes: 0 done, 1 some lines refused or something broken, 2 bad input
+or arguments, 3 the store failed."""
+
+
+def show_version(wanted: bool) -> None:
+    """`--version`: the installed distribution's version."""
+    if wanted:
+        try:
+            typer.echo(f"rin-ledger {version('rin-ledger')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("rin-ledger (not installed: no version)")
+        raise typer.Exit()
+
+
+VersionOpt = Annotated[bool, typer.Option(
+    "--version", callback=show_version, is_eager=True, help="print the version and exit")]
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help=__doc__, pretty_exceptions_enable=False
+    no_args_is_help=True, help=HELP, pretty_exceptions_enable=False, rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 # in the order help lists them
-for commands in (apply.app, demo.app, reports.app, regulator_reports.app, trust.app):
-    app.add_typer(commands)
-for commands in (market_reports.app, serve.app):
+for commands in (apply.app, demo.app, reports.app, regulator_reports.app, trust.app,
+                 market_reports.app, serve.app):
+    for registered in commands.registered_commands:
+        if registered.callback is not None:
+            registered.callback = global_options(registered.callback)
     app.add_typer(commands)
 
 
 @app.callback()
 def main_options(ctx: typer.Context, data: DataOpt = None, store: StoreOpt = None,
-                 key: KeyOpt = None, trade_window: WindowOpt = None) -> None:
-    """rin-ledger: an event-sourced ledger of RINs under 40 CFR 80 Subpart M."""
-    ctx.obj = Options(data_folder(settings.data_folder(data)), store_url(store), key,
-                      trade_window)
+                 key: KeyOpt = None, trade_window: WindowOpt = None,
+                 quiet: QuietOpt = False, _version: VersionOpt = False) -> None:
+    ctx.obj = chosen_options(data, store, key, trade_window, quiet)
 
 
 def main() -> None:
@@ -62,3 +80,6 @@ def main() -> None:
     except StoreRefused as exc:  # a key that cannot be used, a signed or truncated store
         err.print(str(exc))
         sys.exit(exc.exit_code)
+
+
+__all__ = ["Options", "Path", "app", "main"]

@@ -1,33 +1,112 @@
-"""The global options of `rin` (`--data`, `--store`, `--key`), checked once by the root command
-and handed to every subcommand in click's context object, and the ledger they open."""
+"""The global options of `rin` (`--data`, `--store`, `--key`, `--trade-window`, `--quiet`),
+accepted before the subcommand (by the root command) or after it (added to every subcommand by
+`global_options`), handed to the subcommand in click's context object, and the ledger they
+open."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import copy
+import dataclasses
+import inspect
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any, get_args
 
 import typer
 from rich.console import Console
 
 from ledger.application.ledger import Ledger
-from ledger.cli.failures import store_failures_exit
+from ledger.cli.added_options import option, with_options
+from ledger.cli.arguments import data_folder, store_url
+from ledger.cli.failures import print_failure, store_failures_exit
+from ledger.infrastructure import settings
 
 #: messages, progress and summaries: stdout carries only the results a user asked for
 err = Console(stderr=True)
+PANEL = "Global options (before or after the command)"
+#: exit code of a bad argument, including a data folder that holds no ledger
+BAD_ARGUMENT = 2
 
 
 @dataclass(frozen=True)
 class Options:
     """Where the ledger lives and who signs: the data folder (SQLite store, views, head file),
-    a PostgreSQL URL if the events live there, the Ed25519 key signing each head, and the
-    business days a trade posting waits before it expires."""
+    a PostgreSQL URL if the events live there, the Ed25519 key signing each head, the
+    business days a trade posting waits before it expires, and whether to print only errors."""
 
     data: Path
     store: str | None = None
     key: Path | None = None
     trade_window: int | None = None
+    quiet: bool = False
+
+
+DataOpt = Annotated[Path | None, typer.Option(
+    "--data", envvar=settings.DATA_VARIABLE, rich_help_panel=PANEL,
+    help=f"data folder (default {settings.DEFAULT_DATA})")]
+StoreOpt = Annotated[str | None, typer.Option(
+    "--store", envvar=settings.STORE_VARIABLE, rich_help_panel=PANEL,
+    help="postgresql://user:password@host:port/database event store")]
+KeyOpt = Annotated[Path | None, typer.Option(
+    "--key", envvar="RIN_KEY", rich_help_panel=PANEL,
+    help="Ed25519 private key (rin keygen) that signs each transaction's head")]
+WindowOpt = Annotated[int | None, typer.Option(
+    "--trade-window", envvar=settings.TRADE_WINDOW_VARIABLE, min=0, rich_help_panel=PANEL,
+    help=f"business days a trade posting waits before it expires "
+         f"(default {settings.TRADE_WINDOW})")]
+QuietOpt = Annotated[bool, typer.Option(
+    "--quiet", "-q", rich_help_panel=PANEL, help="print nothing but results and errors")]
+
+
+def chosen_options(data: Path | None, store: str | None, key: Path | None,
+                   trade_window: int | None, quiet: bool) -> Options:
+    """The root command's options, each checked (a bad one exits 2 naming it)."""
+    return Options(data_folder(settings.data_folder(data)), store_url(store), key,
+                   trade_window, quiet)
+
+
+def overridden(chosen: Options, given: dict[str, Any]) -> Options:
+    """`chosen` with what was given after the subcommand (None, or False for `--quiet`, is
+    not given), each checked as at the root."""
+    changes = {name: value for name, value in given.items() if value not in (None, False)}
+    if "data" in changes:
+        changes["data"] = data_folder(changes["data"])
+    if "store" in changes:
+        changes["store"] = store_url(changes["store"])
+    return dataclasses.replace(chosen, **changes)
+
+
+def global_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A subcommand that also accepts the global options after its name (as `rin holdings
+    --data D`); given there they override those given before it. A command with a `quiet`
+    parameter of its own gets the global `--quiet` or'd into it."""
+    added = {field: option(f"global_{field}", after_command(annotation), None) for field,
+             annotation in (("data", DataOpt), ("store", StoreOpt), ("key", KeyOpt),
+                            ("trade_window", WindowOpt))}
+    own_quiet = "quiet" in inspect.signature(command).parameters
+    if not own_quiet:
+        added["quiet"] = option("global_quiet", QuietOpt, False)
+
+    @contextmanager
+    def around(ctx: typer.Context, given: dict[str, Any], own: dict[str, Any]) -> Iterator[None]:
+        ctx.obj = chosen = overridden(options(ctx), {
+            field: given[f"global_{field}"] for field in added})
+        if own_quiet:
+            own["quiet"] = own["quiet"] or chosen.quiet
+        yield
+
+    return with_options(command, {p.name: p for p in added.values()}, around)
+
+
+def after_command(annotation: Any) -> Any:
+    """A global option as a subcommand takes it: without the environment variable, which the
+    root command reads (read again here, it would override what was given before)."""
+    kind, info = get_args(annotation)
+    info = copy.copy(info)
+    info.envvar, info.show_envvar = None, False
+    return Annotated[kind, info]
 
 
 def options(ctx: typer.Context) -> Options:
@@ -37,10 +116,23 @@ def options(ctx: typer.Context) -> Options:
     return found
 
 
+def no_store(chosen: Options) -> str | None:
+    """Why a read command cannot run on the chosen data folder: it holds no ledger (a
+    mistyped `--data` must not read as an empty ledger whose invariants all hold)."""
+    if chosen.store is not None or (chosen.data / settings.EVENTS_FILE).is_file():
+        return None
+    return (f"no ledger in {chosen.data} (it has no {settings.EVENTS_FILE}); check --data or "
+            f"{settings.DATA_VARIABLE}: `rin apply FILE` and `rin demo` create a ledger")
+
+
 @contextmanager
-def open_ledger(chosen: Options, note: str = "") -> Iterator[Ledger]:
+def open_ledger(chosen: Options, note: str = "", create: bool = False) -> Iterator[Ledger]:
     """The ledger on the chosen store (signing with the chosen key); a store failure inside
-    exits 3 saying what failed (and `note`)."""
+    exits 3 saying what failed (and `note`). Unless `create` (apply, demo), a data folder
+    with no ledger in it exits 2 naming the folder, and nothing is created there."""
+    if not create and (problem := no_store(chosen)) is not None:
+        print_failure(err, problem)
+        raise typer.Exit(BAD_ARGUMENT)
     with store_failures_exit(err, note), Ledger(
         chosen.data, store=chosen.store, key=chosen.key, trade_window=chosen.trade_window
     ) as ledger:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from ledger.application.ledger import Ledger
 from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
@@ -21,7 +22,8 @@ app = typer.Typer()
 
 
 @app.command()
-def keygen(path: Annotated[Path, typer.Argument(help="private key file to write (0600)")]
+def keygen(ctx: typer.Context,
+           path: Annotated[Path, typer.Argument(help="private key file to write (0600)")]
            ) -> None:
     """Write an Ed25519 key pair: FILE (private, mode 0600) and FILE.pub (public)."""
     from ledger.infrastructure.signing import fingerprint, load_private
@@ -32,8 +34,9 @@ def keygen(path: Annotated[Path, typer.Argument(help="private key file to write 
     except OSError as exc:
         err.print(f"cannot write {path}: {exc.strerror}")
         raise typer.Exit(2) from None
-    err.print(f"wrote {private} (private) and {public}: "
-              f"{fingerprint(load_private(private).public_key())}")
+    if not options(ctx).quiet:
+        err.print(f"wrote {private} (private) and {public}: "
+                  f"{fingerprint(load_private(private).public_key())}")
 
 
 def read_head_argument(against: Path) -> dict[str, Any]:
@@ -74,6 +77,8 @@ def verify(
     )] = None,
     public_key: Annotated[Path | None, typer.Option(
         "--public-key", help="FILE.pub of `rin keygen`: check every head's signature")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help='one JSON object: {"ok": true|false, "problems": [...]}')] = False,
 ) -> None:
     """Check every stored fact and the invariants; exit 0 only if all hold (1 broken, 2 bad
     arguments, 3 the store cannot be read)."""
@@ -90,12 +95,18 @@ def verify(
         raise typer.Exit(STORE_FAILED) from None
     if problems is None:
         return
-    for problem in problems:
-        typer.echo(problem)
+    if as_json:
+        typer.echo(json.dumps({"ok": not problems, "problems": problems}, ensure_ascii=False))
+    else:
+        for problem in problems:
+            typer.echo(problem)
+    quiet = options(ctx).quiet
     if problems:
-        err.print(f"{len(problems):,} problem(s) found")
+        if not quiet:
+            err.print(f"{len(problems):,} problem(s) found")
         raise typer.Exit(1)
-    err.print("all stored facts and invariants hold")
+    if not quiet:
+        err.print("all stored facts and invariants hold")
 
 
 def run_verify(chosen: Options, head: bool, exported: dict[str, Any] | None,
@@ -105,7 +116,8 @@ def run_verify(chosen: Options, head: bool, exported: dict[str, Any] | None,
         if head:
             typer.echo(json.dumps(current_head(ledger)))
             return None
-        with err.status("checking chains, heads, command records and snapshots") as status:
+        spinner = Console(stderr=True, quiet=chosen.quiet)  # --quiet: not even a spinner
+        with spinner.status("checking chains, heads, command records and snapshots") as status:
             problems = ledger.audit(public, exported)
             views = Views(ledger, chosen.data / VIEWS_FILE)
             problems += views.check_read_side()

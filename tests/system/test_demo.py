@@ -8,6 +8,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
+import zipfile
 from pathlib import Path
 
 import orjson
@@ -20,6 +22,7 @@ from ledger.simulation import small_market
 from projections import Views
 
 ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "examples" / "sample.jsonl"
 
 
 def test_rin_demo_runs_end_to_end_and_is_idempotent(tmp_path: Path) -> None:
@@ -28,25 +31,57 @@ def test_rin_demo_runs_end_to_end_and_is_idempotent(tmp_path: Path) -> None:
     assert first.exit_code == 0, first.output
     assert "239 lines applied, 0 already applied, 0 rejected" in first.output
     assert "all invariants hold" in first.output
-    again = runner.invoke(app, ["--data", str(tmp_path), "demo", "--quiet"])
-    assert again.exit_code == 0
+    again = runner.invoke(app, ["--data", str(tmp_path), "demo"])
+    assert again.exit_code == 0, again.output
     assert "0 lines applied, 239 already applied, 0 rejected" in again.output
 
 
-def test_demo_size_names_each_refused_line_and_exits_1(tmp_path: Path) -> None:
-    """The seeded market reuses the small market's party ids: on the demo's store its
-    registrations are refused under §80.1450 and what depends on them after; each refused line
-    is reported with its number and citation, as the small market's are, not only counted."""
+def test_demo_quiet_prints_nothing(tmp_path: Path) -> None:
+    """`-q` before or after the command: no counts, no reports, no verify line (issue 14)."""
     runner = CliRunner()
-    assert runner.invoke(app, ["--data", str(tmp_path), "demo", "--quiet"]).exit_code == 0
-    sized = runner.invoke(app, ["--data", str(tmp_path), "demo", "--size", "60"])
-    assert sized.exit_code == 1, sized.output
-    assert "line 1: §80.1450: party 1001 is already registered" in sized.output
-    counts = next(text for text in sized.output.splitlines()
-                  if text.startswith("simulated market: "))
-    applied, refused = int(counts.split()[2]), int(counts.split()[-2])
-    reported = [text for text in sized.output.splitlines() if text.startswith("line ")]
-    assert refused > 0 and applied + refused == 60 and len(reported) == refused
+    for args in (["demo", "-q"], ["-q", "demo"], ["demo", "--quiet"]):
+        result = runner.invoke(app, ["--data", str(tmp_path), *args])
+        assert (result.exit_code, result.stdout, result.stderr) == (0, "", ""), args
+
+
+def store_position(data: Path) -> int:
+    with Ledger(data) as ledger:
+        return ledger.position()
+
+
+def test_demo_refuses_a_ledger_it_did_not_start_and_changes_nothing(tmp_path: Path) -> None:
+    """The README's own sequence applied the sample, then ran the demo into the same folder:
+    18 refusals, exit 1, and the demo's other lines mixed into the sample's ledger. Now the
+    demo refuses (exit 2) naming the folder, and the ledger is as it was."""
+    runner = CliRunner()
+    applied = runner.invoke(app, ["--data", str(tmp_path), "apply", str(SAMPLE)])
+    assert applied.exit_code == 0, applied.output
+    before = store_position(tmp_path)
+    for args in (["demo"], ["demo", "--size", "60"]):
+        refused = runner.invoke(app, ["--data", str(tmp_path), *args])
+        assert refused.exit_code == 2, refused.output
+        assert f"{tmp_path} already holds a ledger" in refused.stderr
+        assert "the demo did not start it" in refused.stderr
+        assert refused.stdout == ""
+    assert store_position(tmp_path) == before
+
+
+def test_demo_refuses_a_ledger_it_started_with_another_market(tmp_path: Path) -> None:
+    """`demo --size` into the small demo's folder would collide with it (the README's Scale
+    section did: 19,948 refusals); the same sized demo again applies nothing new."""
+    runner = CliRunner()
+    assert runner.invoke(app, ["--data", str(tmp_path / "small"), "demo", "-q"]).exit_code == 0
+    other = runner.invoke(app, ["--data", str(tmp_path / "small"), "demo", "--size", "60"])
+    assert other.exit_code == 2, other.output
+    assert "the demo started it with another market" in other.stderr
+    sized = ["--data", str(tmp_path / "sized"), "demo", "--size", "60"]
+    first, again = runner.invoke(app, sized), runner.invoke(app, sized)
+    assert first.exit_code == 0, first.output
+    assert "simulated market: 60 lines applied, 0 already applied, 0 rejected" in first.stderr
+    assert again.exit_code == 0, again.output
+    assert "simulated market: 0 lines applied, 60 already applied, 0 rejected" in again.stderr
+    reseeded = runner.invoke(app, [*sized, "--seed", "2"])
+    assert reseeded.exit_code == 2, reseeded.output
 
 
 def test_demo_figures(tmp_path: Path) -> None:
@@ -86,8 +121,9 @@ def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
-    """The wheel carries the market generator: `rin demo --size` needs no source tree."""
+def test_rin_demo_and_version_run_from_an_installed_wheel(tmp_path: Path) -> None:
+    """The wheel carries the market generator and its licence: `rin --version`, `rin demo` and
+    `rin demo --size` need no source tree (issue 14: --size loaded scripts/ by path)."""
     source = tmp_path / "source"  # a copy: building in the checkout would leave build/ there
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", ".venv", ".hypothesis", ".benchmarks", "build", "dist", "*.egg-info", "tests",
@@ -96,6 +132,13 @@ def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
                  "--no-build-isolation", "-w", str(tmp_path / "wheels")], tmp_path)
     assert built.returncode == 0, built.stderr
     [wheel] = (tmp_path / "wheels").glob("rin_ledger-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        [metadata] = [name for name in archive.namelist() if name.endswith(".dist-info/METADATA")]
+        fields = archive.read(metadata).decode().split("\n\n")[0].splitlines()
+        licences = [name for name in archive.namelist() if "/licenses/" in name]
+    assert "License-Expression: MIT" in fields  # PEP 639, not the deprecated License table
+    assert "License-File: LICENSE" in fields and licences == [
+        metadata.replace("METADATA", "licenses/LICENSE")]
     venv = tmp_path / "venv"
     assert run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
                tmp_path).returncode == 0
@@ -108,12 +151,18 @@ def test_rin_demo_size_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     where = run([str(venv / "bin" / "python"), "-c", "import ledger; print(ledger.__file__)"],
                 outside)
     assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout  # the wheel's code
-    demo = run([str(venv / "bin" / "rin"), "demo", "--size", "200"], outside)
+    rin = str(venv / "bin" / "rin")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert run([rin, "--version"], outside).stdout == f"rin-ledger {project['version']}\n"
+    demo = run([rin, "demo"], outside)
     assert demo.returncode == 0, demo.stderr
-    assert "simulated market: 200 lines applied, 0 already applied, 0 rejected" in demo.stderr
-    held = run([str(venv / "bin" / "rin"), "holdings", "--json"], outside)
+    assert "demo market: 239 lines applied, 0 already applied, 0 rejected" in demo.stderr
+    sized = run([rin, "--data", "sized", "demo", "--size", "200"], outside)
+    assert sized.returncode == 0, sized.stderr
+    assert "simulated market: 200 lines applied, 0 already applied, 0 rejected" in sized.stderr
+    held = run([rin, "holdings", "--json", "--data", "sized"], outside)
     assert held.returncode == 0 and orjson.loads(held.stdout), held.stderr
-    assert (outside / "rin-data").is_dir()
+    assert (outside / "rin-data").is_dir() and (outside / "sized").is_dir()
     # rin serve's metadata and plugins ship inside the wheel: Datasette answers a saved query
     served = run([str(venv / "bin" / "rin"), "serve", "--get",
                   "/views/separations_by_reason.json?_shape=array"], outside)

@@ -29,7 +29,8 @@ def test_reports_as_json_csv_and_table(tmp_path: Path) -> None:
         ("1001", 6, 128_738), ("2001", 4, 60_000), ("2001", 6, 120_000)]
     csv = run(tmp_path, "quarterly", "--year", "2024", "--party", "1001", "--csv")
     assert csv.splitlines()[0] == "party,date,assigned_rins,volume,limit,excess,ok"
-    assert csv.splitlines()[1] == "1001,2024-03-31,128738,128738.3,321845.75,0,True"
+    # 128,738.3 gal × 2.5 = 321,845.75; booleans as JSON writes them (issue 14: not True)
+    assert csv.splitlines()[1] == "1001,2024-03-31,128738,128738.3,321845.75,0,true"
     compliance = json.loads(run(tmp_path, "compliance", "--year", "2024", "--json"))
     assert [r["category"] for r in compliance] == ["CB", "BBD", "AB", "RF"]
     trace = json.loads(run(tmp_path, "trace", "12024100220011000011540000000100060000", "--json"))

@@ -22,6 +22,7 @@ What the run changes, and why (nothing is left out unannounced):
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import shlex
@@ -153,13 +154,26 @@ def shims(into: Path) -> Path:
     return bin_dir
 
 
+@dataclass
+class Run:
+    """The README's commands as run, and the files they left in the repository's copy."""
+
+    commands: list[Command]
+    left: set[str]
+
+
+def files_in(repo: Path) -> set[str]:
+    return {path.relative_to(repo).as_posix() for path in repo.rglob("*") if path.is_file()}
+
+
 @pytest.fixture(scope="module")
-def readme_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Command]]:
+def readme_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     base = tmp_path_factory.mktemp("readme")
     scratch, out = base / "tmp", base / "out"
     scratch.mkdir()
     out.mkdir()
     repo = repository_copy(base)
+    before = files_in(repo)
     pg_dir = Path(tempfile.mkdtemp(prefix="rin-readme-pg-"))  # the postgres user must reach it
     env = {k: v for k, v in os.environ.items() if not k.startswith("RIN_")}
     env.update(PATH=f"{shims(base)}{os.pathsep}{env['PATH']}", PYTHONPATH=str(repo),
@@ -178,7 +192,12 @@ def readme_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Comman
             status, start, end = (out / f"{n}.rc").read_text().split()
             c.status, c.seconds = int(status), float(end) - float(start)
             c.output = (out / f"{n}.out").read_text(errors="replace")
-    yield commands
+    yield Run(commands, files_in(repo) - before)
+
+
+@pytest.fixture(scope="module")
+def readme_run(readme_copy: Run) -> list[Command]:
+    return readme_copy.commands
 
 
 def test_every_block_is_run_or_is_output_shown() -> None:
@@ -197,6 +216,25 @@ def test_every_command_exits_as_the_readme_says(readme_run: list[Command]) -> No
     unexplained = [c.text for c in readme_run
                    if c.status is None and c.run is not None and c.needs is None]
     assert unexplained == []
+
+
+def ignored(name: str, patterns: list[str]) -> bool:
+    """Whether .gitignore's `patterns` (names, globs, folders ending in /) ignore `name`."""
+    parts = name.split("/")
+    return any(fnmatch.fnmatch(part, pattern.rstrip("/"))
+               for pattern in patterns if pattern and not pattern.startswith("#")
+               for part in (parts[:-1] if pattern.endswith("/") else parts))
+
+
+def test_the_readme_leaves_nothing_untracked_in_the_checkout(readme_copy: Run) -> None:
+    """Issue 14: the tour left head.json and market.jsonl in the checkout (ignored, but there).
+    What the README's commands write goes under /tmp/ or the data folder, which .gitignore
+    ignores (`rin-data/`), besides the tools' caches."""
+    patterns = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert "rin-data/" in patterns
+    assert {name for name in readme_copy.left if not ignored(name, patterns)} == set()
+    assert {name for name in readme_copy.left if not name.startswith("rin-data/")
+            and name.endswith((".json", ".jsonl", ".sqlite"))} == set()
 
 
 def test_the_set_up_commands_are_recognised_and_not_run_again(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ def test_a_bad_window_setting_is_a_clear_error_not_a_traceback(
 
 def test_a_good_window_setting_is_accepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RIN_TRADE_WINDOW", "3")
+    Ledger(tmp_path).close()  # an empty ledger: a report on a folder with none exits 2
     result = CliRunner().invoke(app, ["--data", str(tmp_path), "trades", "--json"])
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "[]"
