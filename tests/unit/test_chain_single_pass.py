@@ -54,7 +54,7 @@ def test_a_nested_placeholder_takes_the_two_pass_path() -> None:
 
 def test_the_head_folds_the_canonical_bytes_as_a_parse_would() -> None:
     oid = UUID(int=7)
-    chain, stored, canonical_bytes = sealed_state("", oid, 1, "t", {"z": [1, {"y": 2, "x": 3}]})
+    _, stored, canonical_bytes = sealed_state("", oid, 1, "t", {"z": [1, {"y": 2, "x": 3}]})
     event = ChainedStoredEvent(originator_id=oid, originator_version=1, topic="t", state=stored,
                                canonical=canonical_bytes)
     note = Notification(id=1, originator_id=oid, originator_version=1, topic="t",
