@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -210,24 +209,9 @@ def reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-#: a number token of 19 digits or more (`-9223372036854775809`): beyond orjson's integers
-LONG_INTEGER = re.compile(rb"(?:^|[:,\[])\s*-?\d{19}")
-
-
 def parse_state(state: bytes | str) -> Any:
     """A stored state as JSON, refusing NaN and Infinity (the stdlib would take them, and
-    orjson would then render them as null, so an edit to NaN would hash like null).
-
-    orjson parses first (several times faster; strict JSON, so NaN is refused) unless an
-    integer of 19 digits or more may be in it, which orjson would turn into a float; what
-    orjson refuses (nesting beyond its limit, a lone surrogate, 1e400) the stdlib parses, or
-    refuses, as it always did: the same value either way."""
-    raw = state.encode() if isinstance(state, str) else state
-    if not LONG_INTEGER.search(raw):
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
+    orjson would then render them as null, so an edit to NaN would hash like null)."""
     return json.loads(state, parse_constant=reject_constant)
 
 
