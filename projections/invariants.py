@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -22,7 +23,6 @@ from sqlite_utils import Database
 from ledger.application.ledger import Ledger
 from ledger.domain.party import Party
 from ledger.domain.ranges import RangeError, SerialSet
-from ledger.domain.rin import RinBlock
 from projections import activity_check
 from projections.facts import Fact, batch_of
 from projections.holdings import changes
@@ -31,18 +31,17 @@ from projections.quarterly import fuel_change
 from projections.runner import TABLES, TOPICS, project, rebuild, views_path
 
 
-def facts(ledger: Ledger, stop: int) -> list[Fact]:
-    """Every Party event up to notification `stop`, in log order, with its party's id."""
+def facts(ledger: Ledger, stop: int) -> Iterator[Fact]:
+    """Every Party event up to notification `stop`, in log order, with its party's id, read
+    page by page (verify's memory does not grow with the log's length)."""
     owners: dict[Any, str] = {}
-    out: list[Fact] = []
     for logged in ledger.log.events(stop=stop, topics=TOPICS):
         event = logged.event
         if type(event) is Party.Registered:
             owners[event.originator_id] = event.party_id
         owner = owners.get(event.originator_id)
         if owner is not None:
-            out.append(Fact.of(logged.notification_id, owner, event))
-    return out
+            yield Fact.of(logged.notification_id, owner, event)
 
 
 @dataclass
@@ -172,53 +171,72 @@ class Replay:
 Points = dict[int, int]  # serial → change of a count from that serial on
 
 
-def dated_checks(all_facts: list[Fact]) -> list[str]:
+class DatedChecks:
     """On no date is a party's holding of a serial or its fuel negative or a serial held
     twice, and what sells reserve that day is held (each serial reserved once) and owned (K=1
-    fuel), by effective date (§80.1452: a reservation lasts from its sell's date to its end)."""
-    problems: list[str] = []
-    serials: dict[tuple[str, str], dict[str, tuple[Points, Points]]] = defaultdict(
-        lambda: defaultdict(lambda: (defaultdict(int), defaultdict(int))))
-    fuel: dict[str, dict[str, list[Decimal]]] = defaultdict(
-        lambda: defaultdict(lambda: [Decimal(0), Decimal(0)]))
-    for fact in all_facts:
+    fuel), by effective date (§80.1452: a reservation lasts from its sell's date to its end).
+    The changes are gathered fact by fact (`add`), as serial-boundary counts, and checked at
+    the end (`problems`): verify's memory does not hold the facts themselves."""
+
+    def __init__(self) -> None:
+        self.serials: dict[tuple[str, str], dict[str, tuple[Points, Points]]] = defaultdict(
+            lambda: defaultdict(lambda: (defaultdict(int), defaultdict(int))))
+        self.fuel: dict[str, dict[str, list[Decimal]]] = defaultdict(
+            lambda: defaultdict(lambda: [Decimal(0), Decimal(0)]))
+        #: each sell's (seller, reserved blocks, K=1 fuel, first day, day it ended or None)
+        self.lives: dict[str, list[Any]] = {}
+
+    def add(self, fact: Fact) -> None:
         for block, code, _, gallon_rins in changes(fact):
             sign = 1 if gallon_rins > 0 else -1
-            held, _ = serials[(fact.party, code[:22])][fact.effective_date or ""]
+            held, _ = self.serials[(fact.party, code[:22])][fact.effective_date or ""]
             held[block.start] += sign
             held[block.end + 1] -= sign
         change = fuel_change(fact)
         if change is not None:
-            fuel[fact.party][fact.effective_date or ""][0] += change
-    for party, blocks, volume, start, end in reservation_lives(all_facts):
-        if end is not None and end <= start:
-            continue  # completed on its own date: never held back
-        for block in blocks:
-            by_date = serials[(party, block.code[:22])]
-            for day, sign in ((start, 1), (end, -1)):
-                if day is not None:
-                    by_date[day][1][block.start] += sign
-                    by_date[day][1][block.end + 1] -= sign
-        if volume:
-            fuel[party][start][1] += volume
-            if end is not None:
-                fuel[party][end][1] -= volume
-    for (party, prefix), by_date in sorted(serials.items()):
-        if problem := serial_problem(by_date):
-            problems.append(f"party {party} {problem.format(prefix=prefix)}")
-    for party, fuel_by_date in sorted(fuel.items()):
-        balance = reserved = Decimal(0)
-        for day in sorted(fuel_by_date):
-            balance += fuel_by_date[day][0]
-            reserved += fuel_by_date[day][1]
-            if balance < 0:
-                problems.append(f"party {party} owns {balance:,} gallons of fuel on {day}")
-                break
-            if reserved > balance:
-                problems.append(f"party {party} has {reserved:,} gallons of fuel reserved by "
-                                f"sells on {day}, owning {balance:,}")
-                break
-    return problems
+            self.fuel[fact.party][fact.effective_date or ""][0] += change
+        event = fact.event
+        if fact.kind == "trade_posted" and event.side == "sell":
+            self.lives[event.client_id] = [fact.party, fact.blocks, event.volume,
+                                           fact.effective_date, None]
+        elif fact.kind == "trade_closed" and event.posting in self.lives:
+            self.lives[event.posting][4] = fact.effective_date
+
+    def problems(self) -> list[str]:
+        self.reserve()
+        problems: list[str] = []
+        for (party, prefix), by_date in sorted(self.serials.items()):
+            if problem := serial_problem(by_date):
+                problems.append(f"party {party} {problem.format(prefix=prefix)}")
+        for party, fuel_by_date in sorted(self.fuel.items()):
+            balance = reserved = Decimal(0)
+            for day in sorted(fuel_by_date):
+                balance += fuel_by_date[day][0]
+                reserved += fuel_by_date[day][1]
+                if balance < 0:
+                    problems.append(f"party {party} owns {balance:,} gallons of fuel on {day}")
+                    break
+                if reserved > balance:
+                    problems.append(f"party {party} has {reserved:,} gallons of fuel reserved "
+                                    f"by sells on {day}, owning {balance:,}")
+                    break
+        return problems
+
+    def reserve(self) -> None:
+        """Each sell's reserved serials and fuel counted from its first day to its end."""
+        for party, blocks, volume, start, end in self.lives.values():
+            if end is not None and end <= start:
+                continue  # completed on its own date: never held back
+            for block in blocks:
+                by_date = self.serials[(party, block.code[:22])]
+                for day, sign in ((start, 1), (end, -1)):
+                    if day is not None:
+                        by_date[day][1][block.start] += sign
+                        by_date[day][1][block.end + 1] -= sign
+            if volume:
+                self.fuel[party][start][1] += volume
+                if end is not None:
+                    self.fuel[party][end][1] -= volume
 
 
 def serial_problem(by_date: dict[str, tuple[Points, Points]]) -> str | None:
@@ -240,22 +258,6 @@ def serial_problem(by_date: dict[str, tuple[Points, Points]]) -> str | None:
     return None
 
 
-Life = tuple[str, list[RinBlock], Decimal | None, str, str | None]
-
-
-def reservation_lives(all_facts: list[Fact]) -> list[Life]:
-    """(seller, reserved blocks, K=1 fuel, first day, day it ended or None) of every sell."""
-    lives: dict[str, list[Any]] = {}
-    for fact in all_facts:
-        event = fact.event
-        if fact.kind == "trade_posted" and event.side == "sell":
-            lives[event.client_id] = [fact.party, fact.blocks, event.volume,
-                                      fact.effective_date, None]
-        elif fact.kind == "trade_closed" and event.posting in lives:
-            lives[event.posting][4] = fact.effective_date
-    return [(party, blocks, volume, start, end) for party, blocks, volume, start, end
-            in lives.values()]
-
 
 def dump(path: str | os.PathLike[str]) -> dict[str, list[tuple[Any, ...]]]:
     """Every view table's rows in primary-key order."""
@@ -271,35 +273,47 @@ def dump(path: str | os.PathLike[str]) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def compare_with_rebuild(ledger: Ledger, path: Path, stop: int) -> list[str]:
-    """The incremental views equal a from-scratch rebuild (to the same position) table by table."""
+    """The incremental views equal a from-scratch rebuild (to the same position) table by
+    table, compared by SQLite itself over the two files (`EXCEPT` both ways, and the row
+    counts) rather than with every row of both copies in memory."""
     with tempfile.TemporaryDirectory() as folder:
         fresh = Path(folder) / "views.sqlite"
         rebuild(ledger, fresh, stop=stop)
-        theirs = dump(fresh)
-    ours = dump(path)
-    problems = []
-    for name, rows in ours.items():
-        if rows != theirs[name]:
-            extra = len(set(rows) - set(theirs[name]))
-            missing = len(set(theirs[name]) - set(rows))
-            problems.append(
-                f"view {name} differs from a rebuild: {extra:,} rows not in the rebuild, "
-                f"{missing:,} rows missing"
-            )
+        db = Database(os.fspath(path))
+        try:
+            db.execute("ATTACH DATABASE ? AS fresh", [os.fspath(fresh)])
+            problems = [problem for t in TABLES if (problem := table_difference(db, t.name))]
+            db.execute("DETACH DATABASE fresh")
+        finally:
+            db.close()
     return problems
 
 
+def table_difference(db: Database, name: str) -> str | None:
+    """How view `name` differs from its rebuild in the attached `fresh` database, if it does."""
+    def count(sql: str) -> int:
+        return int(db.execute(f"SELECT COUNT(*) FROM ({sql})").fetchone()[0])
+
+    ours, theirs = f'SELECT * FROM main."{name}"', f'SELECT * FROM fresh."{name}"'
+    extra, missing = count(f"{ours} EXCEPT {theirs}"), count(f"{theirs} EXCEPT {ours}")
+    if extra or missing or count(ours) != count(theirs):
+        return (f"view {name} differs from a rebuild: {extra:,} rows not in the rebuild, "
+                f"{missing:,} rows missing")
+    return None
+
+
 def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[str]:
-    """Every broken invariant, one message each; an empty list means all hold."""
+    """Every broken invariant, one message each; an empty list means all hold. One pass over
+    the log: each fact is replayed and its dated changes gathered, then dropped."""
     path = Path(path or views_path(ledger))
     stop = project(ledger, path)
-    all_facts = facts(ledger, stop)
-    replay = Replay()
+    replay, dated = Replay(), DatedChecks()
     locks = LockReplay.of(ledger, stop)
-    for fact in all_facts:
+    for fact in facts(ledger, stop):
         locks.check(fact)
         replay.run(fact)
+        dated.add(fact)
     return [
-        *replay.problems, *locks.problems, *replay.conservation(), *dated_checks(all_facts),
+        *replay.problems, *locks.problems, *replay.conservation(), *dated.problems(),
         *compare_with_rebuild(ledger, path, stop), *activity_check.problems(path),
     ]

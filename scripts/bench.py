@@ -7,7 +7,13 @@ at 10,000 events and at N, each on a fresh store; the raw baseline is the librar
 `SQLiteApplicationRecorder` (or PostgreSQL recorder) saving as many stored events of the same
 average size in batches of 100, with no domain logic. Single commands go through `Ledger.apply`
 one transaction each on the N-event store: 1,000 of them, every k-th line of the market's next
-simulated year. The rebuild uses `projections` when importable.
+simulated year. The rebuild uses `projections` when importable; `rin verify` (audit and
+invariants, the views already projected) runs in a child process for its own peak memory.
+
+Every rate is also given per domain event, with the command (idempotency) records counted
+apart: `ingest_vs_floor` compares domain events per second with `library_floor` storing as
+many bare events, in the same run. Ratios measured in one run are what to compare across runs
+on a shared machine (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import os
 import random
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -78,21 +86,40 @@ def drop_schemas(store: str | None) -> None:
                 c.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
+class Ingested:
+    """One bulk ingest: what it stored, how many lines it took, wall and CPU seconds."""
+
+    def __init__(self, ledger: Ledger, stored: int, lines: int, seconds: float, cpu: float,
+                 rejected: int) -> None:
+        self.ledger, self.stored, self.lines = ledger, stored, lines
+        self.seconds, self.cpu, self.rejected = seconds, cpu, rejected
+
+
 def ingest(
     data: Path, store: str | None, events: int, lines: Iterator[dict[str, Any]]
-) -> tuple[Ledger, int, float, int]:
-    """Apply lines until `events` events are stored: (ledger, events, seconds, rejected)."""
+) -> Ingested:
+    """Apply lines until `events` events are stored."""
     ledger = Ledger(data, store=store)
-    stored = rejected = 0
-    started = time.perf_counter()
+    stored = rejected = count = 0
+    started, cpu = time.perf_counter(), time.process_time()
     for count, result in enumerate(ledger.apply_many(lines, batch_size=200), start=1):
         rejected += result.status == "rejected"
         if count % 200 == 0:
             stored = ledger.position()
             if stored >= events:
                 break
-    elapsed = time.perf_counter() - started
-    return ledger, ledger.position(), elapsed, rejected
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return Ingested(ledger, ledger.position(), count, elapsed, cpu, rejected)
+
+
+def command_records(data: Path, store: str | None) -> int:
+    """How many of the stored events are command (idempotency) records, not domain events."""
+    from ledger.infrastructure.command_records import CommandRecord
+
+    app = store_app(data, store)
+    count = sum(1 for _ in notifications(app.recorder, topics=[CommandRecord.Applied.TOPIC]))
+    app.close()
+    return count
 
 
 def store_app(data: Path, store: str | None) -> LedgerApp:
@@ -225,17 +252,19 @@ def busiest_party_load_ms(data: Path, store: str | None) -> tuple[str | None, fl
     return party_ids[busiest], statistics.median(times)
 
 
-def projection_figures(ledger: Ledger, folder: Path, party: str | None,
-                       rng: random.Random) -> tuple[float | None, float | None]:
-    """(events/s rebuilding every read model from scratch, median ms of one as-of query)."""
+def projection_figures(ledger: Ledger, party: str | None, rng: random.Random
+                       ) -> tuple[float | None, float | None, float | None]:
+    """(events/s rebuilding every read model from scratch, median ms of one as-of query, the
+    rebuild's seconds). The views are the ledger's own file, which `rin verify` then reads."""
     try:
         import projections
     except ImportError:
-        return None, None
-    path = folder / "views.sqlite"
+        return None, None, None
+    path = projections.views_path(ledger)
     started = time.perf_counter()
     position = projections.rebuild(ledger, path)
-    rate = position / (time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    rate = position / seconds
     views = projections.Views(ledger, path)
     times = []
     for _ in range(SAMPLES):
@@ -243,7 +272,23 @@ def projection_figures(ledger: Ledger, folder: Path, party: str | None,
         started = time.perf_counter()
         views.holdings(party=party, as_of=as_of)
         times.append((time.perf_counter() - started) * 1000)
-    return rate, statistics.median(times)
+    return rate, statistics.median(times), seconds
+
+
+def verify_figures(data: Path, store: str | None) -> tuple[float, float, int]:
+    """(seconds, peak resident MB, exit code) of `rin verify` on the store, run as a user runs
+    it: its own process, importing this checkout's code, the views already up to date."""
+    command = [sys.executable, "-c", "from ledger.cli.main import main; main()", "--data",
+               str(data), *(["--store", store] if store else []), "verify"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, check=False)
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the only child
+    if done.returncode:
+        sys.stderr.write(done.stdout.decode()[-2_000:] + done.stderr.decode()[-2_000:])
+    return seconds, round(peak, 1), done.returncode
 
 
 def peak_rss_mb() -> float:
@@ -256,13 +301,16 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="rin-bench-") as tmp:
         folder = Path(tmp)
         data, url = fresh_store(store, folder, "small")
-        small, small_events, small_s, _ = ingest(
-            data, url, SMALL, generate_market(SMALL // LINE_EVENTS, seed))
-        small.close()
+        small = ingest(data, url, SMALL, generate_market(SMALL // LINE_EVENTS, seed))
+        small_domain = small.stored - command_records(data, url)
+        small.ledger.close()
         data, url = fresh_store(store, folder, "big")
         lines = generate_market(events // LINE_EVENTS, seed)
-        ledger, stored, elapsed, rejected = ingest(data, url, events, lines)
+        big = ingest(data, url, events, lines)
+        ledger, stored = big.ledger, big.stored
         peaks = {"ingest": peak_rss_mb()}
+        records = command_records(data, url)
+        domain = stored - records
         size = state_size(data, url)
         every = max(1, events // LINE_EVENTS // (MONTHS // 12 * SINGLE_COMMANDS))
         single = singles(ledger, lines, every)
@@ -270,26 +318,39 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         read_rate = raw_read(data, url)
         party, load_ms = busiest_party_load_ms(data, url)
         peaks["load"] = peak_rss_mb()
-        project_rate, asof_ms = projection_figures(ledger, folder, party, rng)
+        project_rate, asof_ms, rebuild_s = projection_figures(ledger, party, rng)
         peaks["project"] = peak_rss_mb()
+        position = ledger.position()
         ledger.close()
+        verify_s, verify_mb, verify_exit = verify_figures(data, url)
         raw_rate = raw_batch(store and fresh_store(store, folder, "raw")[1], folder, stored, size)
         floor_rate = library_floor(
-            store and fresh_store(store, folder, "floor")[1], folder, stored
+            store and fresh_store(store, folder, "floor")[1], folder, domain
         )
-    ingest_rate, small_rate = stored / elapsed, small_events / small_s
+    ingest_rate, small_rate = stored / big.seconds, small.stored / small.seconds
+    domain_rate, small_domain_rate = domain / big.seconds, small_domain / small.seconds
     return {
         "events": stored,
         "store": "postgresql" if store else "sqlite",
-        "rejected": rejected,
+        "rejected": big.rejected,
+        "lines": big.lines,
+        "domain_events": domain,
+        "command_records": records,
         "ingest_events_per_s": round(ingest_rate),
+        "ingest_domain_events_per_s": round(domain_rate),
+        "ingest_lines_per_s": round(big.lines / big.seconds),
+        "ingest_us_per_line": round(big.seconds / big.lines * 1e6, 1),
+        "ingest_us_per_domain_event": round(big.seconds / domain * 1e6, 1),
+        "ingest_cpu_us_per_domain_event": round(big.cpu / domain * 1e6, 1),
         "raw_batch_events_per_s": round(raw_rate),
         "ingest_ratio": round(ingest_rate / raw_rate, 3),
         "library_floor_events_per_s": round(floor_rate),
         "library_floor_ratio": round(floor_rate / raw_rate, 3),
+        "ingest_vs_floor": round(domain_rate / floor_rate, 3),
         "ingest_events_per_s_at_10000": round(small_rate),
         "ingest_events_per_s_at_n": round(ingest_rate),
         "ingest_cost_ratio_n_vs_10000": round(small_rate / ingest_rate, 3),
+        "ingest_domain_cost_ratio_n_vs_10000": round(small_domain_rate / domain_rate, 3),
         "single_p50_ms": round(statistics.median(single), 3),
         "single_p99_ms": round(single[int(len(single) * 0.99) - 1], 3),
         "single_max_ms": round(single[-1], 3),
@@ -297,10 +358,18 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         "project_events_per_s": None if project_rate is None else round(project_rate),
         "raw_read_events_per_s": round(read_rate),
         "project_ratio": None if project_rate is None else round(project_rate / read_rate, 3),
+        "rebuild_vs_raw": None if project_rate is None else round(project_rate / read_rate, 3),
+        "rebuild_s": None if rebuild_s is None else round(rebuild_s, 2),
+        "verify_s": round(verify_s, 2),
+        "verify_peak_mb": verify_mb,
+        "verify_vs_rebuild": None if rebuild_s is None else round(verify_s / rebuild_s, 3),
+        "verify_exit": verify_exit,
+        "verified_position": position,
         "asof_party_ms": None if asof_ms is None else round(asof_ms, 3),
         "load_party_ms": round(load_ms, 3),
         "busiest_party": party,
         "mean_event_bytes": size,
+        "load_average": round(os.getloadavg()[0], 2),
         "rss_mb": peak_rss_mb(),
         "rss_mb_peak_after": peaks,
     }

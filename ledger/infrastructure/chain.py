@@ -16,6 +16,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -59,6 +60,56 @@ def link(previous: str, originator_id: UUID | str, version: int, topic: str,
     return hashlib.sha256(previous.encode() + canonical(body, default)).hexdigest()
 
 
+#: what the chain's place holds while the state is rendered canonically: 64 hex digits
+PLACEHOLDER = "0" * 64
+MARKER = orjson.dumps({CHAIN_KEY: PLACEHOLDER})[1:-1]  # b'"chain":"000…0"'
+
+
+@dataclass(frozen=True)
+class ChainedStoredEvent(StoredEvent):
+    """A stored event as `ChainMapper` writes it, with its state's `canonical` bytes (chain
+    included), which the head folds as they are, without parsing the state again."""
+
+    canonical: bytes = b""
+
+
+def sealed_state(previous: str, originator_id: UUID | str, version: int, topic: str,
+                 state: dict[str, Any], default: Callable[[Any], Any] | None = None
+                 ) -> tuple[str, bytes, bytes]:
+    """(the event's chain, its stored state with the chain as last key, the canonical bytes
+    of that stored state), running the transcodings of the state's values ONCE: the state is
+    rendered as stored, parsed back to plain JSON values and rendered canonically with a
+    placeholder chain; cutting the placeholder out gives the bytes `link` hashes (canonical
+    JSON less one top-level key is the canonical JSON of the rest), replacing it gives the
+    bytes the head folds (tests/unit/test_chain_single_pass.py)."""
+    plain = orjson.dumps(state, default=default, option=PASS_TO_TRANSCODER)
+    values = orjson.loads(plain)
+    rendered = canonical({**values, CHAIN_KEY: PLACEHOLDER})
+    at = rendered.find(MARKER)
+    if at < 0 or rendered.find(MARKER, at + 1) >= 0:  # the placeholder also in a value
+        chain = link(previous, originator_id, version, topic, values)
+        return chain, with_chain(plain, chain), canonical({**values, CHAIN_KEY: chain})
+    end = at + len(MARKER)
+    if rendered[at - 1:at] == b",":
+        rest = rendered[:at - 1] + rendered[end:]
+    else:  # the first key: `{"chain":…,` or the only one
+        rest = rendered[:at] + rendered[end + (rendered[end:end + 1] == b","):]
+    body = b"".join((
+        b'{"originator_id":', orjson.dumps(str(originator_id)), b',"originator_version":',
+        str(version).encode(), b',"state":', rest, b',"topic":', orjson.dumps(topic), b"}",
+    ))
+    chain = hashlib.sha256(previous.encode() + body).hexdigest()
+    value = end - len(PLACEHOLDER) - 1
+    return chain, with_chain(plain, chain), (
+        rendered[:value] + chain.encode() + rendered[value + len(PLACEHOLDER):])
+
+
+def with_chain(plain: bytes, chain: str) -> bytes:
+    """A rendered JSON object with `"chain": chain` added as its last key."""
+    entry = b'"' + CHAIN_KEY.encode() + b'":"' + chain.encode() + b'"}'
+    return plain[:-1] + (b"," if len(plain) > 2 else b"") + entry
+
+
 class ChainMapper(Mapper[UUID]):
     """A `Mapper` that adds each event's chain to its stored state and strips it on decode.
 
@@ -77,7 +128,8 @@ class ChainMapper(Mapper[UUID]):
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
         """The library's mapping (same state, same bytes), in one pass: orjson renders the
-        state, calling the transcoder's transcodings for values JSON lacks, then the chain."""
+        state once, calling the transcoder's transcodings for values JSON lacks, then the
+        chain is added (`sealed_state`)."""
         if isinstance(domain_event, CanSnapshotAggregate):
             return super().to_stored_event(domain_event)
         topic = get_topic(type(domain_event))
@@ -86,16 +138,14 @@ class ChainMapper(Mapper[UUID]):
         class_version = getattr(type(domain_event), "class_version", 1)
         if class_version > 1:
             state["class_version"] = class_version
-        chain = link(self._previous(originator_id, version), originator_id, version, topic,
-                     state, self._default)
-        state[CHAIN_KEY] = chain
+        chain, stored, canonical_state = sealed_state(
+            self._previous(originator_id, version), originator_id, version, topic, state,
+            self._default)
         if topic not in self._final_topics:
             self._remember(str(originator_id), version, chain)
-        return StoredEvent(
-            originator_id=originator_id, originator_version=version, topic=topic,
-            state=memoryview(
-                orjson.dumps(state, default=self._default, option=PASS_TO_TRANSCODER)
-            ).tobytes(),  # of its own size: orjson's result keeps a 16 KB buffer
+        return ChainedStoredEvent(
+            originator_id=originator_id, originator_version=version, topic=topic, state=stored,
+            canonical=canonical_state,
         )
 
     def _default(self, value: Any) -> dict[str, Any]:
@@ -166,13 +216,14 @@ def parse_state(state: bytes | str) -> Any:
 
 
 def fold(head: str, notification: Notification,
-         parse: Callable[[bytes | str], Any] = parse_state) -> str:
+         parse: Callable[[bytes | str], Any] = parse_state, body: bytes | None = None) -> str:
     """One step of the ledger-wide chain: the head after `notification`. A state that is not
     JSON, or holds a value canonical JSON cannot render (an integer beyond 64 bits, nesting
     too deep), folds in as its raw bytes. `parse` may be orjson's for states the ledger has
-    just written (no NaN, no integer beyond 64 bits: the same values, parsed faster)."""
+    just written (no NaN, no integer beyond 64 bits: the same values, parsed faster); `body`
+    the state's canonical bytes, if known (`ChainedStoredEvent.canonical`)."""
     try:
-        body = canonical(parse(notification.state))
+        body = body or canonical(parse(notification.state))
     except (ValueError, TypeError, RecursionError):
         body = notification.state.encode() if isinstance(notification.state, str) else bytes(
             notification.state)

@@ -18,6 +18,7 @@ from eventsourcing.persistence import (
 )
 
 from ledger.domain.party import Party
+from ledger.infrastructure.collector import tune_collector
 from ledger.infrastructure.command_records import CommandRecord, RecordIds, record_ids_of
 from ledger.infrastructure.pending_postings import PendingPostings
 from ledger.infrastructure.postgres_setup import setup_lock
@@ -37,6 +38,7 @@ class LedgerApp(Application[UUID]):
     snapshots_failed = 0  # snapshot writes that failed after their events committed
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        tune_collector()  # ledger/infrastructure/collector.py
         super().__init__(env=env)
         self._record_ids: RecordIds | None = None
         #: the pending EMTS postings, read from the log once and then only what is new

@@ -22,7 +22,7 @@ from uuid import UUID
 import orjson
 from eventsourcing.persistence import Notification, StoredEvent
 
-from ledger.infrastructure.chain import GENESIS, fold
+from ledger.infrastructure.chain import GENESIS, ChainedStoredEvent, fold
 from ledger.infrastructure.signing import KeyRequired, Signer, StoreRefused
 
 TABLE = "rin_heads"
@@ -118,7 +118,8 @@ class HeadWriter:
                 id=notification_id, originator_id=event.originator_id,
                 originator_version=event.originator_version, topic=event.topic,
                 state=event.state,
-            ), orjson.loads)  # written by the ledger's mapper a moment ago
+            ), orjson.loads,  # written by the ledger's mapper a moment ago
+                body=event.canonical if isinstance(event, ChainedStoredEvent) else None)
         last = ids[-1]
         new = Head(last, head, signer.fingerprint, signer.sign(last, head)) if signer else Head(
             last, head)

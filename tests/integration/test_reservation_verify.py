@@ -17,7 +17,7 @@ from ledger.domain.rin import RinBlock
 from ledger.domain.trade_book import Status
 from ledger.domain.vocabulary import FuelDirection
 from projections.facts import Fact
-from projections.invariants import dated_checks
+from projections.invariants import DatedChecks
 
 GENERATE = {"type": "generate", "id": "g1", "date": "2024-01-10", "party": "1001",
             "facility": "20001", "batch": "00001", "fuel": "ethanol", "d_code": 6,
@@ -42,7 +42,10 @@ def posted(party: Party, on: date, block: RinBlock, volume: int | None, pid: str
 
 def problems(party: Party) -> list[str]:
     events: list[Any] = party.collect_events()
-    return dated_checks([Fact.of(n, "1001", e) for n, e in enumerate(events, 1)])
+    dated = DatedChecks()
+    for n, event in enumerate(events, 1):
+        dated.add(Fact.of(n, "1001", event))
+    return dated.problems()
 
 
 def test_reserved_fuel_delivered_away_inside_the_reservation_is_found() -> None:
