@@ -118,7 +118,7 @@ def test_a_trade_reversed_returns_its_exact_ranges_and_fuel(ledger: Ledger) -> N
         {"party": "3001", "d_code": 6, "vintage": 2024, "k": 1, "gallon_rins": 1_000}]
     assert views.holdings(party="3001", as_of=date(2024, 1, 10)) == []
     q1 = {r["party"]: (r["assigned_rins"], r["volume"]) for r in views.quarterly(2024)
-          if r["date"] == "2024-03-31"}
+          if r["date"] == date(2024, 3, 31)}
     assert (q1["2001"], q1.get("3001", (0, 0))) == ((5_000, 5_000), (0, 0)), q1
     clean(ledger)
 
