@@ -77,6 +77,18 @@ def test_top_level_help_is_for_users_with_examples_and_completion() -> None:
     assert "--json, --csv or --nl" in text
 
 
+#: the commands that print no report rows (a result per line, the demo's own tables, a key)
+NOT_REPORTS = {"apply", "demo", "project", "keygen", "verify"}
+
+
+@pytest.mark.parametrize("name", sorted(set(commands()) - NOT_REPORTS))
+def test_every_report_has_the_one_shared_output_option(name: str) -> None:
+    declared = [opt for param in commands()[name].params for opt in getattr(param, "opts", [])]
+    assert [declared.count(f"--{kind}") for kind in ("table", "json", "csv", "nl")] == [1] * 4, (
+        f"rin {name}: decorate it with ledger.cli.output.tabular and print with "
+        "emit(rows, columns, title=...) (docs/cli.md, 'Adding a report command')")
+
+
 @pytest.mark.parametrize("name", list(commands()))
 def test_every_command_takes_each_global_option_after_its_name_once(name: str) -> None:
     """Declared once: a command with a `--quiet` (or `--data`) of its own would shadow the
