@@ -21,6 +21,7 @@ import typer
 from typer.testing import CliRunner
 
 from ledger.cli.main import app
+from ledger.cli.options import Options, overridden
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "sample.jsonl"
@@ -105,6 +106,15 @@ def test_global_options_after_the_command_equal_before_it_and_override(
     assert before.exit_code == after.exit_code == overridden.exit_code == 0, after.output
     assert json.loads(before.stdout) and before.stdout == after.stdout == overridden.stdout
     assert not (tmp_path / "typo").exists()
+
+
+def test_a_global_option_given_after_the_command_is_taken_even_when_falsy(tmp_path: Path) -> None:
+    """`--trade-window 0` after the command is 0 days, not "not given" (0 == False in Python)."""
+    root = Options(tmp_path, trade_window=10, quiet=True)
+    assert overridden(root, {"data": None, "store": None, "key": None, "trade_window": 0,
+                             "quiet": False}) == Options(tmp_path, trade_window=0, quiet=True)
+    with pytest.raises(typer.BadParameter, match="is not a folder"):
+        overridden(root, {"data": SAMPLE})
 
 
 @pytest.mark.parametrize("name", list(REPORTS))
