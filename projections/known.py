@@ -15,9 +15,9 @@ from projections.parties import PARTIES
 
 
 def unknown(path: str | os.PathLike[str], party: str | None = None, year: int | None = None,
-            batch: str | None = None) -> list[str]:
-    """Each of `party` (4-digit id), `year` and `batch` (YYYYCCCCFFFFFBBBBB) the read models
-    at `path` have never recorded, said in a sentence."""
+            batch: str | None = None, d_code: int | None = None) -> list[str]:
+    """Each of `party` (4-digit id), `year`, `batch` (YYYYCCCCFFFFFBBBBB) and `d_code` the
+    read models at `path` have never recorded, said in a sentence."""
     db = Database(Path(path))
     try:
         found = []
@@ -30,6 +30,10 @@ def unknown(path: str | os.PathLike[str], party: str | None = None, year: int | 
                 f"SELECT 1 FROM {BLOCKS.name} WHERE batch = ? AND event = 'generated'",
                 [batch]).fetchone():
             found.append(f"no RIN of batch {batch} was generated in this ledger")
+        if d_code is not None and not db.execute(
+                f"SELECT 1 FROM {JOURNAL.name} WHERE event = 'generated' AND d_code = ?",
+                [d_code]).fetchone():
+            found.append(f"no RIN of D code {d_code} was generated in this ledger")
         return found
     finally:
         db.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -54,16 +54,24 @@ def show_version(wanted: bool) -> None:
 VersionOpt = Annotated[bool, typer.Option(
     "--version", callback=show_version, is_eager=True, help="print the version and exit")]
 
-app = typer.Typer(
+class Rin(typer.Typer):
+    """The root command: each group of commands added gets the global options after the
+    command's name too (`ledger/cli/options.py`), whichever module adds it."""
+
+    def add_typer(self, typer_instance: typer.Typer, **options: Any) -> None:
+        for registered in typer_instance.registered_commands:
+            if registered.callback is not None:
+                registered.callback = global_options(registered.callback)
+        super().add_typer(typer_instance, **options)
+
+
+app = Rin(
     no_args_is_help=True, help=HELP, pretty_exceptions_enable=False, rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 # in the order help lists them
 for commands in (apply.app, demo.app, reports.app, regulator_reports.app, trust.app,
                  market_reports.app, serve.app):
-    for registered in commands.registered_commands:
-        if registered.callback is not None:
-            registered.callback = global_options(registered.callback)
     app.add_typer(commands)
 
 

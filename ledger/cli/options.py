@@ -70,7 +70,8 @@ def chosen_options(data: Path | None, store: str | None, key: Path | None,
 def overridden(chosen: Options, given: dict[str, Any]) -> Options:
     """`chosen` with what was given after the subcommand (None, or False for `--quiet`, is
     not given), each checked as at the root."""
-    changes = {name: value for name, value in given.items() if value not in (None, False)}
+    changes = {name: value for name, value in given.items()
+               if value is not None and value is not False}  # 0 days is given
     if "data" in changes:
         changes["data"] = data_folder(changes["data"])
     if "store" in changes:

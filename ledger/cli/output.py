@@ -86,6 +86,11 @@ def tabular(command: Callable[..., Any]) -> Callable[..., Any]:
     return with_options(command, added, around)
 
 
+def chosen_format() -> Format:
+    """The format the running report was asked for (`--table` unless `tabular` set another)."""
+    return CHOSEN.get()
+
+
 def one_format(asked: list[Format]) -> Format:
     """The one format asked for (the table if none); two or more exit 2 naming them."""
     if len(asked) > 1:
@@ -100,7 +105,7 @@ def emit(rows: Sequence[Any], columns: Sequence[str], as_json: bool = False,
     """Print report rows (dicts, or typed rows with `model_dump` or dataclasses) in the chosen
     format; `as_json`/`as_csv` are for a command with flags of its own instead of `tabular`."""
     chosen = one_format([kind for kind, on in ((Format.JSON, as_json), (Format.CSV, as_csv))
-                         if on]) if as_json or as_csv else CHOSEN.get()
+                         if on]) if as_json or as_csv else chosen_format()
     plain = [mapping(row) for row in rows]
     if chosen is Format.JSON:
         sys.stdout.write(orjson.dumps(plain, default=str).decode() + "\n")

@@ -54,7 +54,8 @@ def show(ctx: typer.Context, rows_of: Callable[[Views], Sequence[Any]],
          columns: Sequence[str], title: str, **named: Any) -> None:
     """One report: the views brought up to date, its rows taken, printed in its columns. With
     no rows, a `party`, `year` or `batch` in `named` that the ledger never recorded exits 2
-    naming it (a known one with nothing to show is an empty report, exit 0)."""
+    naming it, as would a `d_code` never generated (a known one with nothing to show is an
+    empty report, exit 0)."""
     with open_views(ctx) as views:
         rows = rows_of(views)
         unknown = [] if rows else known.unknown(views.path, **named)

@@ -21,6 +21,7 @@ import typer
 from typer.testing import CliRunner
 
 from ledger.cli.main import app
+from ledger.cli.options import Options, overridden
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "sample.jsonl"
@@ -77,6 +78,18 @@ def test_top_level_help_is_for_users_with_examples_and_completion() -> None:
     assert "--json, --csv or --nl" in text
 
 
+#: the commands that print no report rows (a result per line, the demo's own tables, a key)
+NOT_REPORTS = {"apply", "demo", "project", "keygen", "verify"}
+
+
+@pytest.mark.parametrize("name", sorted(set(commands()) - NOT_REPORTS))
+def test_every_report_has_the_one_shared_output_option(name: str) -> None:
+    declared = [opt for param in commands()[name].params for opt in getattr(param, "opts", [])]
+    assert [declared.count(f"--{kind}") for kind in ("table", "json", "csv", "nl")] == [1] * 4, (
+        f"rin {name}: decorate it with ledger.cli.output.tabular and print with "
+        "emit(rows, columns, title=...) (docs/cli.md, 'Adding a report command')")
+
+
 @pytest.mark.parametrize("name", list(commands()))
 def test_every_command_takes_each_global_option_after_its_name_once(name: str) -> None:
     """Declared once: a command with a `--quiet` (or `--data`) of its own would shadow the
@@ -93,6 +106,15 @@ def test_global_options_after_the_command_equal_before_it_and_override(
     assert before.exit_code == after.exit_code == overridden.exit_code == 0, after.output
     assert json.loads(before.stdout) and before.stdout == after.stdout == overridden.stdout
     assert not (tmp_path / "typo").exists()
+
+
+def test_a_global_option_given_after_the_command_is_taken_even_when_falsy(tmp_path: Path) -> None:
+    """`--trade-window 0` after the command is 0 days, not "not given" (0 == False in Python)."""
+    root = Options(tmp_path, trade_window=10, quiet=True)
+    assert overridden(root, {"data": None, "store": None, "key": None, "trade_window": 0,
+                             "quiet": False}) == Options(tmp_path, trade_window=0, quiet=True)
+    with pytest.raises(typer.BadParameter, match="is not a folder"):
+        overridden(root, {"data": SAMPLE})
 
 
 @pytest.mark.parametrize("name", list(REPORTS))

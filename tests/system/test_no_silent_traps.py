@@ -14,6 +14,7 @@ from test_cli_conventions import CODE, SAMPLE, on_a_terminal
 from typer.testing import CliRunner
 
 from ledger.cli.main import app
+from projections import known
 
 runner = CliRunner()
 READS = {  # every command that only reads, with the arguments it needs
@@ -109,3 +110,13 @@ def test_a_reports_catch_up_shows_progress_on_a_terminal_only(tmp_path: Path) ->
     (data / "views.sqlite").unlink()
     piped = runner.invoke(app, ["--data", str(data), "holdings", "--json"])
     assert piped.exit_code == 0 and piped.stderr == "", piped.stderr
+
+
+def test_a_d_code_never_generated_is_named_for_reports_that_take_one(sample: Path) -> None:
+    """No command takes a D code yet; `show(…, d_code=…)` names one never generated: the
+    sample generated D6 (ethanol) and D4 (biodiesel) only."""
+    path = sample / "views.sqlite"
+    assert runner.invoke(app, ["--data", str(sample), "project", "-q"]).exit_code == 0
+    assert known.unknown(path, d_code=6) == known.unknown(path, d_code=4) == []
+    assert known.unknown(path, d_code=3) == ["no RIN of D code 3 was generated in this ledger"]
+    assert known.unknown(path, party="1001", year=2024, batch="202410012000100001") == []
