@@ -28,6 +28,7 @@ from projections import (
     trades,
     transfer_documents,
 )
+from projections.report_head import head_at
 
 
 class Views:
@@ -113,22 +114,22 @@ class Views:
         §80.1427(c)(1))."""
         return self._ask(export_deadlines.deadlines, party)
 
-    def known(self, known_at: int | datetime | None = None) -> int:
-        """The notification id a report is computed at: `known_at` (an id, or the last one
-        recorded by a time), never past what the views hold; the views' position if None."""
+    def known_position(self, known_at: int | datetime | None = None) -> int:
+        """The views brought up to date, and the last notification a report as known at
+        `known_at` (a notification id or a time; None: now) reads."""
         position = self.project()
         if isinstance(known_at, datetime):
             db = Database(self.path)
             try:
-                known_at = journal.position_at(db, known_at)
+                return min(position, journal.position_at(db, known_at))
             finally:
                 db.close()
-        return position if known_at is None else min(known_at, position)
+        return position if known_at is None else min(position, known_at)
 
-    def head(self, known_at: int) -> dict[str, Any]:
-        """The ledger-wide chain head at notification `known_at` (`rin verify --against` takes
-        it): what a certified report was computed from."""
-        return self.ledger.head(known_at)
+    def head_at(self, position: int) -> dict[str, Any]:
+        """The chain head after notification `position`: what a report computed there rests
+        on, for `rin verify --against` (projections/report_head.py)."""
+        return head_at(self.ledger, position)
 
     def late(self, year: int, known_at: int | None = None, only_late: bool = False
              ) -> list[dict[str, Any]]:
