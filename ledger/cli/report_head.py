@@ -36,6 +36,6 @@ def show_at(ctx: typer.Context, known_at: int | datetime | None,
         rows, head = rows_of(views, position), views.head_at(position)
     title = f"{title} — at notification {head['notification_id']:,}, head {head['hash']}"
     if as_json or as_csv:  # an empty report has no row to carry its head
-        err.print(title)
+        err.print(title, soft_wrap=True)
         columns = [*columns, "head"]
     emit(with_head(rows, head, as_csv), columns, as_json, as_csv, title)
