@@ -77,8 +77,8 @@ def export(
         raise typer.BadParameter(f"--to {last} is before --from {first}", param_hint="--to")
     position = arguments.known_at(known_at)
     with open_views(ctx) as views:
-        at = views.known(position)
-        rows, head = views.emts_submissions(company, first, last, at), views.head(at)
+        at = views.known_position(position)
+        rows, head = views.emts_submissions(company, first, last, at), views.head_at(at)
         created = views.recorded_on(at) or last
     comment = (f"rin-ledger submissions of {company} dated {first} to {last}, at notification "
                f"{head['notification_id']} head {head['hash']}")

@@ -1,9 +1,8 @@
 """The chain head a report was computed at (design.md "Release 2": a certified report can be
-proved against the store later): every row carries `known_at` (the notification id) and `head`
-(the ledger-wide chain hash up to it); the table form names both in its title, and with
-`--json` or `--csv` standard error does (an empty report has no row to carry it).
-
-`{"notification_id": known_at, "hash": head}` is the head `rin verify --against` takes.
+proved against the store later), in the shape the §80.1451 reports use: a `head`
+field on every JSON or CSV row, `{"notification_id", "hash"}` (and `key`, `signature` on a signed
+store; in CSV as compact JSON), the head `rin verify --against` takes. A table names it in its
+title, and with `--json` or `--csv` standard error does too (an empty report has no row).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+import orjson
 import typer
 
 from ledger.cli.options import err
@@ -19,12 +19,12 @@ from ledger.cli.output import emit
 from ledger.cli.reports import open_views
 from projections import Views
 
-HEAD_COLUMNS = ["known_at", "head"]
 
-
-def with_head(rows: Sequence[dict[str, Any]], head: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each row with the head's notification id and hash."""
-    return [{**row, "known_at": head["notification_id"], "head": head["hash"]} for row in rows]
+def with_head(rows: Sequence[dict[str, Any]], head: dict[str, Any], as_csv: bool
+              ) -> list[dict[str, Any]]:
+    """Each row with the head (as compact JSON text for CSV)."""
+    value: Any = orjson.dumps(head).decode() if as_csv else head
+    return [{**row, "head": value} for row in rows]
 
 
 def show_at(ctx: typer.Context, known_at: int | datetime | None,
@@ -32,9 +32,10 @@ def show_at(ctx: typer.Context, known_at: int | datetime | None,
             as_json: bool, as_csv: bool, title: str) -> None:
     """A report as the ledger stood at `known_at` (default: now), its rows carrying that head."""
     with open_views(ctx) as views:
-        position = views.known(known_at)
-        rows, head = rows_of(views, position), views.head(position)
-    emit(with_head(rows, head), [*columns, *HEAD_COLUMNS], as_json, as_csv,
-         f"{title} (at notification {head['notification_id']:,}, head {head['hash'][:16]}…)")
-    if as_json or as_csv:  # an empty report has no row to carry it
-        err.print(f"computed at notification {head['notification_id']}, head {head['hash']}")
+        position = views.known_position(known_at)
+        rows, head = rows_of(views, position), views.head_at(position)
+    title = f"{title} — at notification {head['notification_id']:,}, head {head['hash']}"
+    if as_json or as_csv:  # an empty report has no row to carry its head
+        err.print(title, soft_wrap=True)
+        columns = [*columns, "head"]
+    emit(with_head(rows, head, as_csv), columns, as_json, as_csv, title)
