@@ -91,6 +91,6 @@ def test_facts_stored_before_reversals_existed_have_reversed_nothing() -> None:
     transcoder.register(DecimalAsStr())
     register_transcodings(transcoder)
     stored = transcoder.encode({"facts": PartyFacts(reversed={"x": date(2024, 1, 1)})})
-    older = stored.replace(b', "reversed":', b', "dropped":').replace(b',"reversed":', b',"dropped":')
+    older = stored.replace(b'"reversed":', b'"dropped":')  # a key the decoder never reads
     assert b"reversed" not in older
     assert transcoder.decode(older)["facts"].reversed == {}
