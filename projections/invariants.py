@@ -103,23 +103,16 @@ class Replay:
                 batch = batch_of(block)
                 self.separated[batch] = SerialSet.of([*self.separated[batch], (block.start,
                                                                                block.end)])
-        if fact.kind == "unretired":  # a reversal: held again, no longer retired
+        if fact.kind in ("retired", "unretired"):  # an unretirement (a reversal) takes back
             for block in fact.blocks:
-                batch = batch_of(block)
+                batch, serials = batch_of(block), SerialSet(((block.start, block.end),))
                 try:
-                    self.retired[batch] = self.retired[batch].subtract(
-                        SerialSet(((block.start, block.end),)))
+                    self.retired[batch] = (self.retired[batch].union(serials)
+                                           if fact.kind == "retired"
+                                           else self.retired[batch].subtract(serials))
                 except RangeError as exc:
-                    self.problems.append(f"{where}: {block.code} unretired but not retired: "
-                                         f"{exc}")
-        if fact.kind == "retired":
-            for block in fact.blocks:
-                batch = batch_of(block)
-                try:
-                    self.retired[batch] = self.retired[batch].union(
-                        SerialSet(((block.start, block.end),)))
-                except RangeError as exc:
-                    self.problems.append(f"{where}: {block.code} retired twice: {exc}")
+                    self.problems.append(f"{where}: {block.code} {fact.kind} twice or never "
+                                         f"retired: {exc}")
 
     def reservation(self, fact: Fact, where: str) -> None:
         """A sell reserves ranges its poster holds that no other sell reserves on any day of its

@@ -67,6 +67,13 @@ def ledger(store: Any) -> Any:
         yield opened
 
 
+@pytest.fixture
+def views(ledger: Ledger, store: Any) -> Views:
+    """The read models in this test's own folder (a PostgreSQL ledger's default is the process's
+    data folder, which other tests share)."""
+    return Views(ledger, store.data / "views.sqlite")
+
+
 def ok(ledger: Ledger, *commands: dict[str, Any]) -> None:
     for cmd in commands:
         result = ledger.apply(cmd)
@@ -85,12 +92,12 @@ def held(ledger: Ledger, party: str) -> dict[tuple[int, int, int], int]:
     return ledger.party(party).holdings.totals()
 
 
-def clean(ledger: Ledger) -> None:
+def clean(ledger: Ledger, views: Views) -> None:
     assert ledger.audit() == []
-    assert Views(ledger).verify() == []  # conservation, by date, and rebuild = incremental
+    assert views.verify() == []  # conservation, by date, and rebuild = incremental
 
 
-def test_a_trade_reversed_returns_its_exact_ranges_and_fuel(ledger: Ledger) -> None:
+def test_a_trade_reversed_returns_its_exact_ranges_and_fuel(ledger: Ledger, views: Views) -> None:
     ok(ledger, SELL, BUY)  # serials 5,001..6,000 K=1 with 1,000 gallons to 3001
     assert held(ledger, "3001") == {(6, 2024, 1): 1_000}
     ok(ledger, reverse("S1", "2001", "2024-01-10", "030"))
@@ -104,7 +111,6 @@ def test_a_trade_reversed_returns_its_exact_ranges_and_fuel(ledger: Ledger) -> N
     for name in ("TradeReversedOut", "TradeReversedIn"):
         assert (events[name].reverses, events[name].reason_code, events[name].rins[0].code
                 ) == ("S1", 30, K1.format(5_001, 6_000))
-    views = Views(ledger)
     trace = views.trace(K1.format(5_001, 6_000))
     # oldest first; within a date in log order, which for one command is not meaningful
     assert sorted((r["date"], r["event"], r["party"], r["counterparty"]) for r in trace[-4:]
@@ -120,12 +126,11 @@ def test_a_trade_reversed_returns_its_exact_ranges_and_fuel(ledger: Ledger) -> N
     q1 = {r["party"]: (r["assigned_rins"], r["volume"]) for r in views.quarterly(2024)
           if r["date"] == date(2024, 3, 31)}
     assert (q1["2001"], q1.get("3001", (0, 0))) == ((5_000, 5_000), (0, 0)), q1
-    clean(ledger)
+    clean(ledger, views)
 
 
-def test_a_retirement_reversed_counts_for_compliance_no_more(ledger: Ledger) -> None:
+def test_a_retirement_reversed_counts_for_compliance_no_more(ledger: Ledger, views: Views) -> None:
     ok(ledger, K2_TRADE, RETIRE)
-    views = Views(ledger)
 
     def rf() -> tuple[int, str]:
         [row] = [r for r in views.compliance(2024, "3001") if r["category"] == "RF"]
@@ -143,11 +148,11 @@ def test_a_retirement_reversed_counts_for_compliance_no_more(ledger: Ledger) -> 
         "r1", 80, 2024, K2.format(1, 4_000))
     assert [r["event"] for r in views.trace(K2.format(1, 4_000))][-3:] == [
         "retired", "unretired", "retired"]
-    clean(ledger)
+    clean(ledger, views)
 
 
 def test_a_fast_path_transfer_reversed_and_refused_once_the_buyer_moved_them(
-        ledger: Ledger) -> None:
+        ledger: Ledger, views: Views) -> None:
     ok(ledger, K2_TRADE, {**K2_TRADE, "id": "t3", "date": "2024-01-07",
                           "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 1_000}})
     ok(ledger, {"type": "transfer", "id": "t4", "date": "2024-01-08", "from": "3001",
@@ -158,10 +163,10 @@ def test_a_fast_path_transfer_reversed_and_refused_once_the_buyer_moved_them(
     ok(ledger, reverse("t2", "2001", "2024-01-09", "remedial_duplicate"))
     assert held(ledger, "3001") == {}
     assert held(ledger, "2001") == {(6, 2024, 1): 5_000, (6, 2024, 2): 4_000}
-    clean(ledger)
+    clean(ledger, views)
 
 
-def test_what_cannot_be_reversed_is_refused_naming_the_rule(ledger: Ledger) -> None:
+def test_what_cannot_be_reversed_is_refused_naming_the_rule(ledger: Ledger, views: Views) -> None:
     ok(ledger, SELL, BUY, {**SELL, "id": "S2"}, K2_TRADE, RETIRE)  # S2 waits: nothing matches
     refused(ledger, reverse("nothing", "2001", "2024-01-10", "030"), "REVERSE-ORIGINAL",
             "command")
@@ -182,14 +187,14 @@ def test_what_cannot_be_reversed_is_refused_naming_the_rule(ledger: Ledger) -> N
     refused(ledger, reverse("R1", "2001", "2024-01-11", "030", rid="R3"), "REVERSE-ORIGINAL",
             "command")  # a reversal is not reversed
     assert ledger.apply(reverse("S1", "2001", "2024-01-10", "030")).status == "duplicate"
-    clean(ledger)
+    clean(ledger, views)
 
 
-def test_a_reversal_in_the_same_batch_as_its_original(ledger: Ledger) -> None:
+def test_a_reversal_in_the_same_batch_as_its_original(ledger: Ledger, views: Views) -> None:
     results = list(ledger.apply_many([K2_TRADE, reverse("t2", "2001", "2024-01-06", "030")]))
     assert [r.status for r in results] == ["applied", "applied"], results
     assert held(ledger, "3001") == {}
-    clean(ledger)
+    clean(ledger, views)
 
 
 def test_views_rebuilt_equal_the_incremental_after_reversals(tmp_path: Path) -> None:
@@ -203,4 +208,4 @@ def test_views_rebuilt_equal_the_incremental_after_reversals(tmp_path: Path) -> 
         views.rebuild()
         assert (views.holdings(), views.compliance(2024), views.trace(K2.format(1, 10))) == (
             incremental)
-        clean(ledger)
+        clean(ledger, views)

@@ -241,12 +241,12 @@ def test_a_store_written_before_postings_trades_two_sided_and_verifies(tmp_path:
         assert ledger.audit() == []
 
 
-def test_the_trades_report_and_reserved_blocks(ledger: Ledger) -> None:
+def test_the_trades_report_and_reserved_blocks(ledger: Ledger, store: Any) -> None:
     ok(ledger, sell("S1", price="1.10", broker="5001"), sell("S2", 1_000), buy("B1", 1_000),
        {"type": "deny_trade", "id": "D1", "date": "2024-01-08", "party": "2001",
         "trade": "S1"},
        sell("S3", 500, on="2024-01-09"))
-    views = Views(ledger)
+    views = Views(ledger, store.data / "views.sqlite")  # PostgreSQL's default folder is shared
     rows = views.trades()
     assert [(r["id"], r["side"], r["status"], r["counterpart"], r["closing_reason"])
             for r in rows] == [

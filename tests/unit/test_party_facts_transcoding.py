@@ -42,9 +42,11 @@ def test_party_facts_round_trip_with_int_keys() -> None:
         reports={2024: ReportedYear({"RF": 1_000}, "net", 0, ["refinery"])},
         applied={2024: [AppliedRetirement(RinBlock(KEY.with_k(2), 6, 9), "compliance", "BBD")]},
         unblended={2024: UnblendedYear({4: 10}, {4: 12, 6: 1})},
+        reversed={"r-1": date(2024, 3, 1)},
     )
     decoded = transcoder.decode(transcoder.encode({"facts": facts}))["facts"]
     assert decoded == facts
+    assert decoded.reversed == {"r-1": date(2024, 3, 1)}
     assert list(decoded.unblended[2024].counted) == [4, 6]
     assert all(type(year) is int for year in [*decoded.batches, *decoded.applied])
 
@@ -81,3 +83,14 @@ def test_a_long_history_loads_undecoded_until_a_year_is_read(monkeypatch: Any) -
     assert again.applied[2015] == [*years[2015], extra]
     assert again.applied[2012] == years[2012]
     assert again.batches[2010]["00299"] == RinBlock(KEY, 1, 300)
+
+
+def test_facts_stored_before_reversals_existed_have_reversed_nothing() -> None:
+    """A snapshot written before `reverse` (§80.1452(d)) holds no `reversed` entry."""
+    transcoder = JSONTranscoder()
+    transcoder.register(DecimalAsStr())
+    register_transcodings(transcoder)
+    stored = transcoder.encode({"facts": PartyFacts(reversed={"x": date(2024, 1, 1)})})
+    older = stored.replace(b'"reversed":', b'"dropped":')  # a key the decoder never reads
+    assert b"reversed" not in older
+    assert transcoder.decode(older)["facts"].reversed == {}
