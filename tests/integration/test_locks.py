@@ -371,3 +371,18 @@ def test_verify_finds_a_locked_rin_moved_while_locked() -> None:
     assert locks.problems == [  # dated within the lock's life; the unlock's date is free
         f"notification 203 (transferred_out, party 1001): {moved.code} used while its batch "
         "was locked"]
+
+
+def test_separate_and_retire_selectors_take_qap(ledger: Ledger) -> None:
+    """3001 holds 500 of 1002's unverified RINs and 500 of 1001's Q-RINs; `qap` picks exactly."""
+    ok(ledger, verify_batch("2024-01-03", "Q"),
+       transfer("2024-01-04", {"code": BOUGHT.format(1, 500)}, to="3001"),
+       transfer("2024-01-04", {"code": OWN.format(1, 500)}, to="3001"),
+       {"type": "separate", "date": "2024-01-05", "party": "3001", "reason": "obligated_party",
+        "rins": rins(500, qap="Q"), "volume": 500},
+       {"type": "report_obligation", "party": "3001", "year": 2024,
+        "rvo": {"CB": 0, "BBD": 0, "AB": 0, "RF": 1_000}})
+    assert sorted(b["rin"] for b in ledger.blocks("3001")) == [
+        BOUGHT.format(1, 500), "2" + OWN.format(1, 500)[1:]]  # only the Q-RINs became K=2
+    refused(ledger, compliance_retirement(rins=rins(10, k=2, qap="unverified")), "QAP-STATUS")
+    ok(ledger, compliance_retirement(rins=rins(10, k=2, qap="Q")))
