@@ -27,6 +27,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_threads_may_share_one_ledger",  # 40 generations from 4 threads: 1.3 s
     ),
     "system/test_crash_safety.py": ALL,  # SIGKILLs `rin apply`/`rin project` subprocesses: 55 s
+    "system/test_trade_crash.py": ALL,  # SIGKILLs writers between a sell and its buy
     "system/test_readme.py": ALL,  # every command of README.md, in a shell: 64 s
     "system/test_datasette_browser.py": ALL,  # rin serve and headless Chromium: 96 s
     "integration/test_model_based.py": ALL,  # the state machine and two broken ledgers: 38 s
@@ -48,6 +49,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_every_event_of_a_market_maps_to_the_same_bytes",),
     # processes and threads racing on one store: 3.2 s, 3.0 s, 2.6 s, 1.2 s
     "integration/test_concurrency.py": ALL,
+    "integration/test_trade_races.py": ALL,  # two processes race over each posting
     "integration/test_stores.py": ("test_two_processes_never_spend_the_same_rins_twice",),
     "integration/red_team/test_write_skew.py": (
         "test_no_transfer_or_retirement_is_stored_after_the_finding",),

@@ -15,9 +15,13 @@ from ledger.cli.demo_store import claim_for_demo
 from ledger.cli.options import Options, err, open_ledger, options
 from ledger.cli.output import emit, report
 from ledger.simulation import generate_market, small_market
-from projections import VIEWS_FILE, Views, compliance, holdings, quarterly
+from projections import VIEWS_FILE, Views, compliance, holdings, quarterly, trades
 
 app = typer.Typer()
+#: the `rin trades` columns that fit beside each other in a terminal
+TRADE_COLUMNS = [c for c in trades.COLUMNS if c in {
+    "id", "side", "party", "partner", "status", "date", "k", "quantity", "match", "closed_on",
+    "closing_reason", "counterpart"}]
 
 
 @app.command()
@@ -75,5 +79,7 @@ def show_reports(ledger: Ledger, chosen: Options) -> None:
          quarterly.COLUMNS, False, False, "Quarter-end 2.5 check, 2024 (§80.1428(a)(5))")
     emit(views.compliance(2024), compliance.COLUMNS, False, False,
          "Compliance positions, 2024 (§80.1427)")
+    emit(views.trades(), TRADE_COLUMNS, False, False,
+         "EMTS postings (§80.1452): `rin trades` lists every column")
     problems = views.verify()
     err.print("verify: all invariants hold" if not problems else "\n".join(problems))

@@ -8,6 +8,12 @@ about 2 %, D7 a trace); they sell the assigned RINs with their fuel (≤ 2.5 RIN
 parties; those report RVOs from the standards table (§80.1407) and retire for compliance
 (§80.1427) each March. Some spills and invalid-RIN retirements, splits and fuel-only moves.
 
+Most trades are EMTS postings (§80.1452): a `sell` and the `buy` that answers it (now and then
+the buy first, answered by the sell); a few are cancelled by the seller or denied by the buyer
+(then made by the fast path, `transfer`) and a few separated sells go unanswered until an
+`expire_trades` line expires them; the rest are fast-path transfers. `postings` sets the share
+of trades made as postings (0: release 1's market, every trade a `transfer`).
+
 Every line is valid under the ledger's rules unless `bad_lines` asks for invalid ones (each with
 an id starting ``bad-``). Memory stays flat: only gallon-RIN counts per (D code, vintage, K)
 and fuel gallons per party are kept, which is enough because lines are in date order and the
@@ -20,19 +26,25 @@ one as a transaction file.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from random import Random
 from typing import Any
 
+from ledger.domain.business_days import business_days_after
 from ledger.domain.standards import load_standards
 
 FIRST_YEAR = 2014
 MONTHS = 120  # the size of the party list is chosen so that a run spans about ten years
 LINES_PER_PRODUCER_MONTH = 6.6  # measured: what one producer's month adds to the file
 GALLON_RINS_PER_PRODUCER_MONTH = 1_100_000  # 1.6 billion a month over about 1,450 producers
+POSTINGS = 0.8  # the share of trades posted to EMTS as a sell and a buy (§80.1452)
+#: how a posting ends, by share: most complete; a few are cancelled (EMTS 060), denied (050),
+#: or, for separated RINs sold to an obligated party, left to expire
+ENDINGS = (("buy_first", 0.15), ("cancelled", 0.04), ("denied", 0.03), ("expired", 0.03))
+WINDOW = 10  # business days a posting waits (the ledger's default, RIN_TRADE_WINDOW)
 
 
 @dataclass(frozen=True)
@@ -92,9 +104,13 @@ def gallon_rins(ev: Decimal, volume: int) -> int:
 class Market:
     """The simulated market's parties and the lines they produce, month by month."""
 
-    def __init__(self, lines: int, seed: int, bad_lines: float) -> None:
+    def __init__(self, lines: int, seed: int, bad_lines: float, postings: float = POSTINGS
+                 ) -> None:
         self.rng = Random(seed)
         self.bad_lines = bad_lines
+        self.postings = postings
+        #: unanswered sells: (date, seller, its selector's (D code, vintage, K), quantity)
+        self.waiting: list[tuple[date, Holder, tuple[int, int, int], int]] = []
         self.seq = 0
         producers = max(6, min(2000, round(lines / (MONTHS * LINES_PER_PRODUCER_MONTH))))
         self.budget = producers * GALLON_RINS_PER_PRODUCER_MONTH
@@ -161,6 +177,7 @@ class Market:
                 continue  # cellulosic diesel: one small batch a quarter
             yield from self.batch_chain(holder, date(year, month, holder.day), month)
         end = date(year, month, 28)
+        yield from self.expiries(end)
         yield from self.incidents(end)
         if month == 3:
             yield from self.compliance(year - 1, end)
@@ -216,11 +233,8 @@ class Market:
         self, seller: Holder, buyer: Holder, on: date, kind: Kind, rins: int, fuel: int
     ) -> Iterator[dict[str, Any]]:
         d, vintage = kind.d_code, on.year
-        yield self.line("transfer", {
-            "date": on.isoformat(), "from": seller.party, "to": buyer.party,
-            "rins": seller.take(d, vintage, 1, rins), "volume": fuel,
-            "ptd": f"PTD-{self.seq:08d}",
-        })
+        yield from self.trade(seller, buyer, on, seller.take(d, vintage, 1, rins), {
+            "volume": fuel, "ptd": f"PTD-{self.seq:08d}"})
         seller.fuel -= fuel
         buyer.rins[(d, vintage, 1)] += rins
         buyer.fuel += fuel
@@ -265,12 +279,66 @@ class Market:
             quantity = rins if i == pieces - 1 else rins // 2
             rins -= quantity
             buyer = self.rng.choices(self.obligated, [o.weight for o in self.obligated])[0]
-            yield self.line("transfer", {
-                "date": on.isoformat(), "from": holder.party, "to": buyer.party,
-                "rins": holder.take(d, vintage, 2, quantity),
-                "price": f"{self.rng.uniform(0.3, 1.9):.2f}",
-            })
-            buyer.rins[(d, vintage, 2)] += quantity
+            price = f"{self.rng.uniform(0.3, 1.9):.2f}"
+            if (yield from self.trade(holder, buyer, on, holder.take(d, vintage, 2, quantity),
+                                      {"price": price}, may_expire=True)):
+                buyer.rins[(d, vintage, 2)] += quantity
+
+    def trade(self, seller: Holder, buyer: Holder, on: date, rins: dict[str, int],
+              terms: dict[str, Any], *, may_expire: bool = False
+              ) -> Generator[dict[str, Any], None, bool]:
+        """One trade: a fast-path `transfer`, or (a `postings` share) an EMTS sell and the buy
+        answering it, or one cancelled or denied, then made by the fast path; with
+        `may_expire`, one left unanswered to expire. Returns whether the RINs moved."""
+        day = on.isoformat()
+        if not (self.postings and self.rng.random() < self.postings):
+            yield self.line("transfer", {"date": day, "from": seller.party, "to": buyer.party,
+                                         "rins": rins, **terms})
+            return True
+        ending, draw = "completed", self.rng.random()
+        for name, share in ENDINGS:
+            if draw < share:
+                ending = name
+                break
+            draw -= share
+        sell = {"date": day, "party": seller.party, "to": buyer.party, "rins": rins, **terms}
+        buy = {"date": day, "party": buyer.party, "from": seller.party, "rins": rins, **terms}
+        buy.pop("ptd", None)
+        if ending == "buy_first":
+            posted = self.line("buy", buy)
+            yield posted
+            yield self.line("sell", {**sell, "match": posted["id"]})
+            return True
+        posted = self.line("sell", sell)
+        yield posted
+        if ending == "completed":
+            yield self.line("buy", {**buy, "match": posted["id"]})
+            return True
+        if ending == "expired" and may_expire:
+            self.waiting.append((on, seller, (rins["d_code"], rins["vintage"], rins["k"]),
+                                 rins["quantity"]))
+            return False
+        if ending == "denied":
+            yield self.line("deny_trade", {"date": day, "party": buyer.party,
+                                           "trade": posted["id"]})
+        else:
+            yield self.line("cancel_trade", {"date": day, "party": seller.party,
+                                             "trade": posted["id"]})
+        yield self.line("transfer", {"date": day, "from": seller.party, "to": buyer.party,
+                                     "rins": rins, **terms})
+        return True
+
+    def expiries(self, on: date) -> Iterator[dict[str, Any]]:
+        """`expire_trades` once a posting has waited more than the window (§80.1452): its
+        seller holds its RINs again."""
+        stale = [w for w in self.waiting if business_days_after(w[0], on) > WINDOW]
+        if not stale:
+            return
+        yield self.line("expire_trades", {"date": on.isoformat()})
+        for waited in stale:
+            self.waiting.remove(waited)
+            _, seller, slot, quantity = waited
+            seller.rins[slot] += quantity
 
     def incidents(self, on: date) -> Iterator[dict[str, Any]]:
         """Now and then a trade between obligated parties or an invalid-RIN retirement."""
@@ -374,9 +442,11 @@ class Market:
             yield line
 
 
-def generate_market(lines: int, seed: int, bad_lines: float = 0.0) -> Iterator[dict[str, Any]]:
-    """Exactly `lines` transaction-file commands of a seeded market (`bad_lines`: share invalid)."""
-    for number, line in enumerate(Market(lines, seed, bad_lines).stream(), start=1):
+def generate_market(lines: int, seed: int, bad_lines: float = 0.0,
+                    postings: float = POSTINGS) -> Iterator[dict[str, Any]]:
+    """Exactly `lines` transaction-file commands of a seeded market (`bad_lines`: share invalid;
+    `postings`: share of trades posted to EMTS as a sell and a buy)."""
+    for number, line in enumerate(Market(lines, seed, bad_lines, postings).stream(), start=1):
         if number > lines:
             return
         yield line

@@ -3,7 +3,9 @@
 Nine parties over 2024: an ethanol, a biodiesel and a biogas producer, an importer of renewable
 diesel and the registered foreign producer it buys from (§80.1426(c)(4)), a blender, an
 exporter and two obligated refiners. Every line is valid; the figures are chosen so one refiner
-ends 2024 short on its cellulosic obligation (a deficit it may carry).
+ends 2024 short on its cellulosic obligation (a deficit it may carry). After its compliance
+season, in 2025, 3001 trades in EMTS (§80.1452): a sell and a buy that complete, a sell the buyer
+denies, and a sell nobody answers, which expires.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def small_market() -> Iterator[dict[str, Any]]:
     for month in range(1, 13):
         yield from month_lines(month)
     yield from year_end_lines()
+    yield from emts_lines()
 
 
 def month_lines(month: int) -> Iterator[dict[str, Any]]:
@@ -133,3 +136,28 @@ def year_end_lines() -> Iterator[dict[str, Any]]:
     yield {"type": "retire", "id": "r-3002-spill", "date": "2025-01-08", "party": "3002",
            "reason": "spill", "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 5000}}
 
+
+
+def emts_lines() -> Iterator[dict[str, Any]]:
+    """3001's EMTS postings of spring 2025 (§80.1452), from the 660,000 separated D6 RINs it
+    kept (12 × 300,000 bought − 2,940,000 retired): one of each way a posting ends but
+    cancelling."""
+    def rins(quantity: int) -> dict[str, int]:
+        return {"d_code": 6, "vintage": 2024, "k": 2, "quantity": quantity}
+
+    # a two-sided trade: the buy answers the sell, and the 100,000 RINs move on 1 April
+    yield {"type": "sell", "id": "sell-0401", "date": "2025-04-01", "party": "3001",
+           "to": "2001", "rins": rins(100000), "price": "0.90"}
+    yield {"type": "buy", "id": "buy-0401", "date": "2025-04-01", "party": "2001",
+           "from": "3001", "rins": rins(100000), "price": "0.90",
+           "match": "sell-0401"}
+    # a denial (EMTS 050): 3002 refuses what it was offered; the reservation is released
+    yield {"type": "sell", "id": "sell-0402", "date": "2025-04-02", "party": "3001",
+           "to": "3002", "rins": rins(50000), "price": "0.95"}
+    yield {"type": "deny_trade", "id": "deny-0403", "date": "2025-04-03", "party": "3002",
+           "trade": "sell-0402"}
+    # an expiry: posted on Tuesday 20 May; Memorial Day (26 May) and two weekends are not
+    # business days, so on 4 June it has waited exactly 10 and on 5 June, 11, more than the window
+    yield {"type": "sell", "id": "sell-0520", "date": "2025-05-20", "party": "3001",
+           "to": "2001", "rins": rins(25000), "price": "0.92"}
+    yield {"type": "expire_trades", "id": "expire-0605", "date": "2025-06-05"}

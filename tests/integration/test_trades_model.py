@@ -427,8 +427,17 @@ class TradesVersusModel(RuleBasedStateMachine):
     @rule(data=st.data(), k=st.sampled_from([1, 2]), days=when, stray=st.integers(0, 24))
     def sell(self, data: st.DataObject, k: int, days: int, stray: int) -> None:
         """A seller posts a sell: its ranges reserved, completed at once by the buy it answers."""
+        self.post_sell(data, k, days, stray, self.answer(data, "sell"))
+
+    @precondition(lambda self: self.pending("buy"))
+    @rule(data=st.data(), days=when, stray=st.integers(0, 24))
+    def sell_answering(self, data: st.DataObject, days: int, stray: int) -> None:
+        """A seller answers a pending buy naming it, by `match`."""
+        self.post_sell(data, 1, days, stray, data.draw(st.sampled_from(self.pending("buy"))))
+
+    def post_sell(self, data: st.DataObject, k: int, days: int, stray: int,
+                  answering: Posting | None) -> None:
         on = self.advance(days)
-        answering = self.answer(data, "sell")
         if answering is not None:
             seller, buyer = answering.partner, answering.party
         else:
@@ -467,8 +476,17 @@ class TradesVersusModel(RuleBasedStateMachine):
     @rule(data=st.data(), k=st.sampled_from([1, 2]), days=when, stray=st.integers(0, 24))
     def buy(self, data: st.DataObject, k: int, days: int, stray: int) -> None:
         """A buyer posts a buy: completed at once with the sell it answers, else waiting."""
+        self.post_buy(data, k, days, stray, self.answer(data, "buy"))
+
+    @precondition(lambda self: self.pending("sell"))
+    @rule(data=st.data(), days=when, stray=st.integers(0, 24))
+    def buy_answering(self, data: st.DataObject, days: int, stray: int) -> None:
+        """A buyer answers a pending sell naming it, by `match`."""
+        self.post_buy(data, 1, days, stray, data.draw(st.sampled_from(self.pending("sell"))))
+
+    def post_buy(self, data: st.DataObject, k: int, days: int, stray: int,
+                 answering: Posting | None) -> None:
         on = self.advance(days)
-        answering = self.answer(data, "buy")
         if answering is not None:
             buyer, seller = answering.partner, answering.party
         else:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
+from itertools import islice
 from pathlib import Path
 
 import orjson
@@ -29,11 +30,11 @@ def test_rin_demo_runs_end_to_end_and_is_idempotent(tmp_path: Path) -> None:
     runner = CliRunner()
     first = runner.invoke(app, ["--data", str(tmp_path), "demo"])
     assert first.exit_code == 0, first.output
-    assert "239 lines applied, 0 already applied, 0 rejected" in first.output
+    assert "245 lines applied, 0 already applied, 0 rejected" in first.output
     assert "all invariants hold" in first.output
     again = runner.invoke(app, ["--data", str(tmp_path), "demo"])
     assert again.exit_code == 0, again.output
-    assert "0 lines applied, 239 already applied, 0 rejected" in again.output
+    assert "0 lines applied, 245 already applied, 0 rejected" in again.output
 
 
 def test_demo_quiet_prints_nothing(tmp_path: Path) -> None:
@@ -107,11 +108,36 @@ def test_demo_figures(tmp_path: Path) -> None:
 
 
 def test_the_small_market_is_the_one_the_demo_applied_before_it_moved() -> None:
-    """sha256 of its 239 lines (orjson, one a line) as ledger/application/demo.py gave them at
-    commit d1b7dca, before they moved into ledger/simulation/small_market.py."""
-    lines = b"".join(orjson.dumps(line) + b"\n" for line in small_market())
+    """sha256 of its first 239 lines (orjson, one a line) as ledger/application/demo.py gave
+    them at commit d1b7dca, before they moved into ledger/simulation/small_market.py; the
+    EMTS postings of 2025 follow them."""
+    lines = b"".join(orjson.dumps(line) + b"\n" for line in islice(small_market(), 239))
     assert hashlib.sha256(lines).hexdigest() == (
         "b2486288774c1f913975ceb6bcf550ebdd7e7d80c06b5690ecd1810f98e6cc07")
+
+
+def test_demo_shows_a_two_sided_trade_a_denial_and_an_expiry(tmp_path: Path) -> None:
+    """3001's 2025 postings (§80.1452): the buy answering the sell completes it and moves the
+    100,000 RINs; 3002's denial closes the second with EMTS 050; the third, posted Tuesday
+    20 May 2025, has waited 11 business days on 5 June (Memorial Day and two weekends not
+    counted), more than the window of 10, and expires. The demo prints them."""
+    shown = CliRunner().invoke(app, ["--data", str(tmp_path), "demo"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "EMTS postings (§80.1452)" in shown.output
+    for status in ("completed", "denied", "expired"):
+        assert status in shown.output
+    with Ledger(tmp_path) as ledger:
+        rows = {row["id"]: row for row in Views(ledger).trades()}
+        assert {i: (r["status"], r["closed_on"], r["closing_reason"]) for i, r in rows.items()} == {
+            "sell-0401": ("completed", "2025-04-01", None),
+            "buy-0401": ("completed", "2025-04-01", None),
+            "sell-0402": ("denied", "2025-04-03", "050"),
+            "sell-0520": ("expired", "2025-06-05", None),
+        }
+        # 3001 kept 12 × 300,000 − 2,940,000 = 660,000 D6 and sold 100,000 of them
+        assert ledger.holdings("3001") == [
+            {"party": "3001", "d_code": 6, "vintage": 2024, "k": 2, "gallon_rins": 560_000}]
+        assert list(ledger.party("3001").trades.reservations()) == []
 
 
 def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -156,7 +182,7 @@ def test_rin_demo_and_version_run_from_an_installed_wheel(tmp_path: Path) -> Non
     assert run([rin, "--version"], outside).stdout == f"rin-ledger {project['version']}\n"
     demo = run([rin, "demo"], outside)
     assert demo.returncode == 0, demo.stderr
-    assert "demo market: 239 lines applied, 0 already applied, 0 rejected" in demo.stderr
+    assert "demo market: 245 lines applied, 0 already applied, 0 rejected" in demo.stderr
     sized = run([rin, "--data", "sized", "demo", "--size", "200"], outside)
     assert sized.returncode == 0, sized.stderr
     assert "simulated market: 200 lines applied, 0 already applied, 0 rejected" in sized.stderr
