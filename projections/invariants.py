@@ -13,7 +13,8 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Iterator
 from decimal import Decimal
-from itertools import accumulate
+from itertools import accumulate, groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -136,29 +137,52 @@ class Replay:
 
 class DatedChecks:
     """No party's holding (per serial) or fuel volume is negative at the end of any date: the
-    changes are gathered fact by fact (`add`), as serial-boundary counts, and checked at the end."""
+    changes are written fact by fact (`add`) to a file of their own, as serial-boundary counts
+    and signed volumes, and checked at the end party by party in date order, so memory holds
+    one party's boundaries at a time however long the log."""
 
-    def __init__(self) -> None:
-        self.serials: dict[tuple[str, str], dict[str, dict[int, int]]] = defaultdict(
-            lambda: defaultdict(lambda: defaultdict(int)))
-        self.fuel: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
+    FLUSH = 10_000  # rows buffered between writes
+
+    def __init__(self, path: Path) -> None:
+        self.db = Database(os.fspath(path))
+        self.db.execute("CREATE TABLE serials (party TEXT, prefix TEXT, day TEXT, point INT, "
+                        "delta INT)")
+        self.db.execute("CREATE TABLE fuel (party TEXT, day TEXT, change TEXT)")
+        self.serials: list[tuple[str, str, str, int, int]] = []
+        self.fuel: list[tuple[str, str, str]] = []
 
     def add(self, fact: Fact) -> None:
+        day = fact.effective_date or ""
         for block, code, _, gallon_rins in changes(fact):
             sign = 1 if gallon_rins > 0 else -1
-            points = self.serials[(fact.party, code[:22])][fact.effective_date or ""]
-            points[block.start] += sign
-            points[block.end + 1] -= sign
+            self.serials += ((fact.party, code[:22], day, block.start, sign),
+                             (fact.party, code[:22], day, block.end + 1, -sign))
         change = fuel_change(fact)
         if change is not None:
-            self.fuel[fact.party][fact.effective_date or ""] += change
+            self.fuel.append((fact.party, day, str(change)))
+        if len(self.serials) + len(self.fuel) >= self.FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        self.db.conn.executemany("INSERT INTO serials VALUES (?, ?, ?, ?, ?)", self.serials)
+        self.db.conn.executemany("INSERT INTO fuel VALUES (?, ?, ?)", self.fuel)
+        self.serials, self.fuel = [], []
 
     def problems(self) -> list[str]:
+        self.flush()
+        try:
+            return [*self.holding_problems(), *self.fuel_problems()]
+        finally:
+            self.db.close()
+
+    def holding_problems(self) -> list[str]:
         problems: list[str] = []
-        for (party, prefix), by_date in sorted(self.serials.items()):
+        rows = self.db.execute("SELECT party, prefix, day, point, delta FROM serials "
+                               "ORDER BY party, prefix, day")
+        for (party, prefix), by_party in groupby(rows, key=itemgetter(0, 1)):
             running: dict[int, int] = defaultdict(int)
-            for day in sorted(by_date):
-                for point, delta in by_date[day].items():
+            for day, on_day in groupby(by_party, key=itemgetter(2)):
+                for *_, point, delta in on_day:
                     running[point] += delta
                 counts = list(accumulate(running[p] for p in sorted(running)))
                 if counts and (min(counts) < 0 or max(counts) > 1):
@@ -166,10 +190,15 @@ class DatedChecks:
                         f"party {party} holds {prefix}… negatively or twice on {day}"
                     )
                     break
-        for party, fuel_by_date in sorted(self.fuel.items()):
+        return problems
+
+    def fuel_problems(self) -> list[str]:
+        problems: list[str] = []
+        rows = self.db.execute("SELECT party, day, change FROM fuel ORDER BY party, day")
+        for party, by_party in groupby(rows, key=itemgetter(0)):
             balance = Decimal(0)
-            for day in sorted(fuel_by_date):
-                balance += fuel_by_date[day]
+            for day, on_day in groupby(by_party, key=itemgetter(1)):
+                balance += sum((Decimal(change) for *_, change in on_day), Decimal(0))
                 if balance < 0:
                     problems.append(f"party {party} owns {balance:,} gallons of fuel on {day}")
                     break
@@ -224,11 +253,13 @@ def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[s
     the log: each fact is replayed and its dated changes gathered, then dropped."""
     path = Path(path or views_path(ledger))
     stop = project(ledger, path)
-    replay, dated = Replay(), DatedChecks()
-    for fact in facts(ledger, stop):
-        replay.run(fact)
-        dated.add(fact)
+    with tempfile.TemporaryDirectory() as folder:
+        replay, dated = Replay(), DatedChecks(Path(folder) / "dated.sqlite")
+        for fact in facts(ledger, stop):
+            replay.run(fact)
+            dated.add(fact)
+        dated_problems = dated.problems()
     return [
-        *replay.problems, *replay.conservation(), *dated.problems(),
+        *replay.problems, *replay.conservation(), *dated_problems,
         *compare_with_rebuild(ledger, path, stop),
     ]
