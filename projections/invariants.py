@@ -15,6 +15,8 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from sqlite_utils import Database
 from ledger.application.ledger import Ledger
 from ledger.domain.party import Party
 from ledger.domain.ranges import RangeError, SerialSet
+from ledger.domain.rin import RinBlock
 from projections import activity_check
 from projections.facts import Fact, batch_of
 from projections.holdings import changes
@@ -168,44 +171,92 @@ class DatedChecks:
     """On no date is a party's holding of a serial or its fuel negative or a serial held
     twice, and what sells reserve that day is held (each serial reserved once) and owned (K=1
     fuel), by effective date (§80.1452: a reservation lasts from its sell's date to its end).
-    The changes are gathered fact by fact (`add`), as serial-boundary counts, and checked at
-    the end (`problems`): verify's memory does not hold the facts themselves."""
+    The changes are written fact by fact (`add`) to a file of their own, as serial-boundary
+    counts and signed volumes, and checked at the end party by party in date order, so memory
+    holds one party's boundaries at a time however long the log (and each sell's life)."""
 
-    def __init__(self) -> None:
-        self.serials: dict[tuple[str, str], dict[str, tuple[Points, Points]]] = defaultdict(
-            lambda: defaultdict(lambda: (defaultdict(int), defaultdict(int))))
-        self.fuel: dict[str, dict[str, list[Decimal]]] = defaultdict(
-            lambda: defaultdict(lambda: [Decimal(0), Decimal(0)]))
+    FLUSH = 10_000  # rows buffered between writes
+    HELD, RESERVED = 0, 1  # what a row counts
+
+    def __init__(self, path: Path) -> None:
+        self.db = Database(os.fspath(path))
+        self.db.execute("CREATE TABLE serials (party TEXT, prefix TEXT, day TEXT, point INT, "
+                        "delta INT, kind INT)")
+        self.db.execute("CREATE TABLE fuel (party TEXT, day TEXT, change TEXT, kind INT)")
+        self.serials: list[tuple[str, str, str, int, int, int]] = []
+        self.fuel: list[tuple[str, str, str, int]] = []
         #: each sell's (seller, reserved blocks, K=1 fuel, first day, day it ended or None)
         self.lives: dict[str, list[Any]] = {}
 
     def add(self, fact: Fact) -> None:
+        day = fact.effective_date or ""
         for block, code, _, gallon_rins in changes(fact):
-            sign = 1 if gallon_rins > 0 else -1
-            held, _ = self.serials[(fact.party, code[:22])][fact.effective_date or ""]
-            held[block.start] += sign
-            held[block.end + 1] -= sign
+            self.count(fact.party, block, code, day, 1 if gallon_rins > 0 else -1, self.HELD)
         change = fuel_change(fact)
         if change is not None:
-            self.fuel[fact.party][fact.effective_date or ""][0] += change
+            self.fuel.append((fact.party, day, str(change), self.HELD))
         event = fact.event
         if fact.kind == "trade_posted" and event.side == "sell":
-            self.lives[event.client_id] = [fact.party, fact.blocks, event.volume,
-                                           fact.effective_date, None]
+            self.lives[event.client_id] = [fact.party, fact.blocks, event.volume, day, None]
         elif fact.kind == "trade_closed" and event.posting in self.lives:
             self.lives[event.posting][4] = fact.effective_date
+        if len(self.serials) + len(self.fuel) >= self.FLUSH:
+            self.flush()
+
+    def count(self, party: str, block: RinBlock, code: str, day: str, sign: int, kind: int
+              ) -> None:
+        self.serials += ((party, code[:22], day, block.start, sign, kind),
+                         (party, code[:22], day, block.end + 1, -sign, kind))
+
+    def reserve(self) -> None:
+        """Each sell's reserved serials and fuel, counted from its first day to its end."""
+        for party, blocks, volume, start, end in self.lives.values():
+            if end is not None and end <= start:
+                continue  # completed on its own date: never held back
+            for block in blocks:
+                for day, sign in ((start, 1), (end, -1)):
+                    if day is not None:
+                        self.count(party, block, block.code, day, sign, self.RESERVED)
+            if volume:
+                self.fuel.append((party, start, str(volume), self.RESERVED))
+                if end is not None:
+                    self.fuel.append((party, end, str(-volume), self.RESERVED))
+
+    def flush(self) -> None:
+        self.db.conn.executemany("INSERT INTO serials VALUES (?, ?, ?, ?, ?, ?)", self.serials)
+        self.db.conn.executemany("INSERT INTO fuel VALUES (?, ?, ?, ?)", self.fuel)
+        self.serials, self.fuel = [], []
 
     def problems(self) -> list[str]:
         self.reserve()
+        self.flush()
+        try:
+            return [*self.holding_problems(), *self.fuel_problems()]
+        finally:
+            self.db.close()
+
+    def holding_problems(self) -> list[str]:
         problems: list[str] = []
-        for (party, prefix), by_date in sorted(self.serials.items()):
+        rows = self.db.execute("SELECT party, prefix, day, point, delta, kind FROM serials "
+                               "ORDER BY party, prefix, day")
+        for (party, prefix), by_party in groupby(rows, key=itemgetter(0, 1)):
+            by_date = {day: [(point, delta, kind) for *_, point, delta, kind in on_day]
+                       for day, on_day in groupby(by_party, key=itemgetter(2))}
             if problem := serial_problem(by_date):
                 problems.append(f"party {party} {problem.format(prefix=prefix)}")
-        for party, fuel_by_date in sorted(self.fuel.items()):
+        return problems
+
+    def fuel_problems(self) -> list[str]:
+        problems: list[str] = []
+        rows = self.db.execute("SELECT party, day, change, kind FROM fuel ORDER BY party, day")
+        for party, by_party in groupby(rows, key=itemgetter(0)):
             balance = reserved = Decimal(0)
-            for day in sorted(fuel_by_date):
-                balance += fuel_by_date[day][0]
-                reserved += fuel_by_date[day][1]
+            for day, on_day in groupby(by_party, key=itemgetter(1)):
+                for *_, change, kind in on_day:
+                    if kind == self.HELD:
+                        balance += Decimal(change)
+                    else:
+                        reserved += Decimal(change)
                 if balance < 0:
                     problems.append(f"party {party} owns {balance:,} gallons of fuel on {day}")
                     break
@@ -215,32 +266,16 @@ class DatedChecks:
                     break
         return problems
 
-    def reserve(self) -> None:
-        """Each sell's reserved serials and fuel counted from its first day to its end."""
-        for party, blocks, volume, start, end in self.lives.values():
-            if end is not None and end <= start:
-                continue  # completed on its own date: never held back
-            for block in blocks:
-                by_date = self.serials[(party, block.code[:22])]
-                for day, sign in ((start, 1), (end, -1)):
-                    if day is not None:
-                        by_date[day][1][block.start] += sign
-                        by_date[day][1][block.end + 1] -= sign
-            if volume:
-                self.fuel[party][start][1] += volume
-                if end is not None:
-                    self.fuel[party][end][1] -= volume
 
-
-def serial_problem(by_date: dict[str, tuple[Points, Points]]) -> str | None:
+def serial_problem(by_date: dict[str, list[tuple[int, int, int]]]) -> str | None:
     """The first day one holder's serials of one block key are held negatively or twice, or
-    reserved twice or without being held; None if there is none."""
+    reserved twice or without being held; None if there is none. Each day's changes are
+    (serial, change from it on, kind: held 0 or reserved 1)."""
     held: Points = defaultdict(int)
     reserved: Points = defaultdict(int)
     for day in sorted(by_date):
-        for running, points in zip((held, reserved), by_date[day], strict=True):
-            for point, delta in points.items():
-                running[point] += delta
+        for point, delta, kind in by_date[day]:
+            (reserved if kind else held)[point] += delta
         h = r = 0
         for point in sorted(held.keys() | reserved.keys()):
             h, r = h + held.get(point, 0), r + reserved.get(point, 0)
@@ -300,13 +335,15 @@ def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[s
     the log: each fact is replayed and its dated changes gathered, then dropped."""
     path = Path(path or views_path(ledger))
     stop = project(ledger, path)
-    replay, dated = Replay(), DatedChecks()
     locks = LockReplay.of(ledger, stop)
-    for fact in facts(ledger, stop):
-        locks.check(fact)
-        replay.run(fact)
-        dated.add(fact)
+    with tempfile.TemporaryDirectory() as folder:
+        replay, dated = Replay(), DatedChecks(Path(folder) / "dated.sqlite")
+        for fact in facts(ledger, stop):
+            locks.check(fact)
+            replay.run(fact)
+            dated.add(fact)
+        dated_problems = dated.problems()
     return [
-        *replay.problems, *locks.problems, *replay.conservation(), *dated.problems(),
+        *replay.problems, *locks.problems, *replay.conservation(), *dated_problems,
         *compare_with_rebuild(ledger, path, stop), *activity_check.problems(path),
     ]

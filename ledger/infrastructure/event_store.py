@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from uuid import UUID
 
 import orjson
-from eventsourcing.application import Application
+from eventsourcing.application import Application, Repository
 from eventsourcing.persistence import (
     ApplicationRecorder,
     EventStore,
@@ -23,6 +23,7 @@ from ledger.infrastructure.command_records import CommandRecord, RecordIds, reco
 from ledger.infrastructure.pending_postings import PendingPostings
 from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
+from ledger.infrastructure.repository import LedgerRepository
 from ledger.infrastructure.retry import RETRY
 from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
 from ledger.infrastructure.transcodings import register_transcodings
@@ -64,6 +65,11 @@ class LedgerApp(Application[UUID]):
             self.construct_transcoder(), lambda: self.recorder,
             final_topics=(CommandRecord.Applied.TOPIC,),
         )
+
+    def construct_repository(self) -> Repository[UUID]:
+        """The library's repository, replaying without a protocol check per event
+        (ledger/infrastructure/repository.py)."""
+        return LedgerRepository.like(super().construct_repository())
 
     def construct_snapshot_store(self) -> EventStore[Any]:
         """Only snapshots whose seal holds are loaded; the others are replayed past."""

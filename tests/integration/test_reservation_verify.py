@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from ledger.domain.commands import validate_command
@@ -40,47 +41,47 @@ def posted(party: Party, on: date, block: RinBlock, volume: int | None, pid: str
         match=None)
 
 
-def problems(party: Party) -> list[str]:
+def problems(party: Party, tmp_path: Path) -> list[str]:
     events: list[Any] = party.collect_events()
-    dated = DatedChecks()
+    dated = DatedChecks(tmp_path / "dated.sqlite")
     for n, event in enumerate(events, 1):
         dated.add(Fact.of(n, "1001", event))
     return dated.problems()
 
 
-def test_reserved_fuel_delivered_away_inside_the_reservation_is_found() -> None:
+def test_reserved_fuel_delivered_away_inside_the_reservation_is_found(tmp_path: Path) -> None:
     seller = producer()
     block = RinBlock(next(seller.holdings.blocks()).key, 1, 4_000)
     posted(seller, date(2024, 1, 12), block, 4_000, "S1")
     seller.trigger_event(Party.FuelMoved, effective_date=date(2024, 1, 15), client_id=None,
                          direction=FuelDirection.DELIVERED, volume=Decimal(7_000),
                          counterparty="2001", ptd=None, facility=None)
-    assert problems(seller) == [
+    assert problems(seller, tmp_path) == [
         "party 1001 has 4,000 gallons of fuel reserved by sells on 2024-01-15, owning 3,000"]
 
 
-def test_a_reservation_dated_before_the_rins_were_held_is_found() -> None:
+def test_a_reservation_dated_before_the_rins_were_held_is_found(tmp_path: Path) -> None:
     seller = producer()
     block = RinBlock(next(seller.holdings.blocks()).key, 1, 100)
     posted(seller, date(2024, 1, 5), block, None, "S1")
-    [problem] = problems(seller)
+    [problem] = problems(seller, tmp_path)
     assert problem.endswith("reserved twice or not held on 2024-01-05"), problem
 
 
-def test_a_range_reserved_by_two_sells_on_one_day_is_found() -> None:
+def test_a_range_reserved_by_two_sells_on_one_day_is_found(tmp_path: Path) -> None:
     seller = producer()
     block = RinBlock(next(seller.holdings.blocks()).key, 1, 100)
     posted(seller, date(2024, 1, 12), block, None, "S1")
     seller.close("S1", Status.CANCELLED, date(2024, 1, 20), 60, client_id="C1")
     posted(seller, date(2024, 1, 15), block, None, "S2")
-    [problem] = problems(seller)
+    [problem] = problems(seller, tmp_path)
     assert problem.endswith("reserved twice or not held on 2024-01-15"), problem
 
 
-def test_a_clean_life_has_no_problem() -> None:
+def test_a_clean_life_has_no_problem(tmp_path: Path) -> None:
     seller = producer()
     block = RinBlock(next(seller.holdings.blocks()).key, 1, 100)
     posted(seller, date(2024, 1, 12), block, 100, "S1")
     seller.close("S1", Status.CANCELLED, date(2024, 1, 20), 60, client_id="C1")
     posted(seller, date(2024, 1, 20), block, 100, "S2")
-    assert problems(seller) == []
+    assert problems(seller, tmp_path) == []

@@ -1,0 +1,34 @@
+"""`scripts/bench.py` prints the one JSON object issue 15 names, its figures consistent with
+each other (no timing is asserted: the machine is shared)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYS = {"ingest_vs_floor", "rebuild_vs_raw", "verify_peak_mb", "verify_vs_rebuild",
+        "single_p99_ms", "asof_party_ms", "load_party_ms", "ingest_cost_ratio_n_vs_10000",
+        "ingest_ratio", "library_floor_ratio", "project_ratio", "single_p50_ms"}
+
+
+@pytest.mark.slow
+def test_the_bench_prints_every_key_and_counts_command_records_apart() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench.py"), "--events",
+                           "10000"], capture_output=True, env=env, check=False, timeout=1_800)
+    assert done.returncode == 0, done.stderr.decode()[-2_000:]
+    figures = orjson.loads(done.stdout)
+    assert set(figures) >= KEYS
+    assert figures["verify_exit"] == 0  # verify ran on the bench's store and all held
+    assert figures["verify_peak_mb"] > 0
+    assert figures["command_records"] == figures["lines"] - figures["rejected"]
+    assert figures["domain_events"] + figures["command_records"] == figures["events"]
+    assert figures["ingest_vs_floor"] == pytest.approx(
+        figures["ingest_domain_events_per_s"] / figures["library_floor_events_per_s"], abs=2e-3)
+    assert figures["rebuild_vs_raw"] == figures["project_ratio"]
