@@ -30,7 +30,7 @@ LOCK_STATE = Rule(
     "LOCK-STATE", "§80.1474(b)(1)",
     "a batch is locked only by a submitter that holds no lock on it yet, and unlocked only "
     "while locked; lock and unlock are dated no earlier than the batch's generation and its "
-    "last lock or unlock",
+    "last verification, lock or unlock",
 )
 LOCK_BATCH = Rule(
     "LOCK-BATCH", "§80.1474(b)(1)",
@@ -80,10 +80,11 @@ def check_not_locked_by(holder: str, locks: Mapping[str, object], batch: str) ->
 
 def check_date(on: str, earliest: str, batch: str) -> None:
     """§80.1474(b)(1): a batch's locks and unlocks follow one another in time, after its
-    generation."""
+    generation and its verifications."""
     LOCK_STATE.check(
         on >= earliest,
-        f"batch {batch}: {on} is before {earliest}, its generation or last lock or unlock",
+        f"batch {batch}: {on} is before {earliest}, its generation or last verification, "
+        "lock or unlock",
         "date",
     )
 
