@@ -34,13 +34,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import event, note, settings
+from hypothesis import Phase, event, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -48,11 +49,15 @@ from hypothesis.stateful import (
     invariant,
     precondition,
     rule,
+    run_state_machine_as_test,
 )
 from long_profile import LONG, sized, tally
 
 from ledger.application.ledger import Ledger, Result
+from ledger.domain import party as party_module
+from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import parse_code
+from ledger.domain.trade_book import TradeBook
 from projections import Views, verify
 
 EXAMPLES, STEPS = sized(12, 60), sized(40, 200)
@@ -654,3 +659,47 @@ def test_the_trades_machine_ran_its_steps() -> None:
                     "sell answering: rejected", "cancel_trade: rejected"):
         assert COUNTS[outcome] > 0, (outcome, dict(COUNTS))
     assert RUN["postings expired"] > 0 and RUN["expiries across a weekend or holiday"] > 0
+
+
+# ---- the model catches ledgers that break the contract on purpose -------------------------
+
+BROKEN = settings(max_examples=200, stateful_step_count=30, deadline=None, database=None,
+                  derandomize=True, phases=[Phase.generate])
+
+
+class CheaperMachine(TradesVersusModel):
+    """The same machine without the read side's checks: a broken ledger is caught by the
+    aggregates' statuses, ranges and fuel alone, in far less time."""
+
+    @invariant()
+    def read_side_agrees_and_verify_holds(self) -> None:
+        return None
+
+
+@pytest.fixture
+def untallied() -> Iterator[None]:
+    """Runs against a deliberately broken ledger do not count in the session's tallies."""
+    saved = [Counter(t) for t in (COUNTS, REFUSALS, RUN)]
+    yield
+    for kept, counts in zip((COUNTS, REFUSALS, RUN), saved, strict=True):
+        kept.clear()
+        kept.update(counts)
+
+
+def test_model_catches_expiry_counting_calendar_days(
+    monkeypatch: pytest.MonkeyPatch, untallied: None
+) -> None:
+    """Break the window on purpose: weekends and holidays counted as business days."""
+    monkeypatch.setattr(party_module, "business_days_after",
+                        lambda start, end: max(0, (end - start).days))
+    with pytest.raises(AssertionError):
+        run_state_machine_as_test(CheaperMachine, settings=BROKEN)  # type: ignore[no-untyped-call]
+
+
+def test_model_catches_a_ledger_that_spends_reserved_rins(
+    monkeypatch: pytest.MonkeyPatch, untallied: None
+) -> None:
+    """Break the reservation on purpose: a pick by attributes no longer skips reserved RINs."""
+    monkeypatch.setattr(TradeBook, "reserved", lambda self, key, besides=None: SerialSet())
+    with pytest.raises(AssertionError):
+        run_state_machine_as_test(CheaperMachine, settings=BROKEN)  # type: ignore[no-untyped-call]
