@@ -15,7 +15,7 @@ from ledger.cli.demo_store import claim_for_demo
 from ledger.cli.options import Options, err, open_ledger, options
 from ledger.cli.output import emit, report
 from ledger.simulation import generate_market, small_market
-from projections import VIEWS_FILE, Views, compliance, holdings, quarterly, trades
+from projections import Views, compliance, holdings, quarterly, trades
 
 app = typer.Typer()
 #: the `rin trades` columns that fit beside each other in a terminal
@@ -71,7 +71,7 @@ def apply_market(ledger: Ledger, name: str, lines: Iterable[dict[str, Any]],
 
 def show_reports(ledger: Ledger, chosen: Options) -> None:
     """The reports a regulator would look at first, over the demo's read models."""
-    views = Views(ledger, chosen.data / VIEWS_FILE)
+    views = Views(ledger, chosen.views_location())
     emit(views.holdings(as_of=date(2024, 6, 30)), holdings.COLUMNS, False, False,
          "Holdings as of 2024-06-30")
     emit(views.holdings(), holdings.COLUMNS, False, False, "Holdings now")

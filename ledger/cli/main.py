@@ -16,6 +16,7 @@ from ledger.cli.options import (
     Options,
     QuietOpt,
     StoreOpt,
+    ViewsOpt,
     WindowOpt,
     chosen_options,
     err,
@@ -78,8 +79,9 @@ for commands in (apply.app, demo.app, reports.app, regulator_reports.app, trust.
 @app.callback()
 def main_options(ctx: typer.Context, data: DataOpt = None, store: StoreOpt = None,
                  key: KeyOpt = None, trade_window: WindowOpt = None,
-                 quiet: QuietOpt = False, _version: VersionOpt = False) -> None:
-    ctx.obj = chosen_options(data, store, key, trade_window, quiet)
+                 quiet: QuietOpt = False, views: ViewsOpt = None,
+                 _version: VersionOpt = False) -> None:
+    ctx.obj = chosen_options(data, store, key, trade_window, quiet, views)
 
 
 def main() -> None:

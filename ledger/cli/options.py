@@ -1,4 +1,5 @@
-"""The global options of `rin` (`--data`, `--store`, `--key`, `--trade-window`, `--quiet`),
+"""The global options of `rin` (`--data`, `--store`, `--views`, `--key`, `--trade-window`,
+`--quiet`),
 accepted before the subcommand (by the root command) or after it (added to every subcommand by
 `global_options`), handed to the subcommand in click's context object, and the ledger they
 open."""
@@ -22,6 +23,9 @@ from ledger.cli.added_options import option, with_options
 from ledger.cli.arguments import data_folder, store_url
 from ledger.cli.failures import print_failure, store_failures_exit
 from ledger.infrastructure import settings
+from projections import VIEWS_FILE
+from projections.pg_views import is_url
+from projections.runner import VIEWS_VARIABLE
 
 #: messages, progress and summaries: stdout carries only the results a user asked for
 err = Console(stderr=True)
@@ -34,13 +38,21 @@ BAD_ARGUMENT = 2
 class Options:
     """Where the ledger lives and who signs: the data folder (SQLite store, views, head file),
     a PostgreSQL URL if the events live there, the Ed25519 key signing each head, the
-    business days a trade posting waits before it expires, and whether to print only errors."""
+    business days a trade posting waits before it expires, whether to print only errors, and
+    where the read models live if not in the data folder (a file, or a PostgreSQL URL that
+    several processes or machines share)."""
 
     data: Path
     store: str | None = None
     key: Path | None = None
     trade_window: int | None = None
     quiet: bool = False
+    views: str | None = None
+
+    def views_location(self) -> str | Path:
+        """The read models: `--views` (a file or a `postgresql://` URL), else
+        `<data>/views.sqlite`."""
+        return self.views or self.data / VIEWS_FILE
 
 
 DataOpt = Annotated[Path | None, typer.Option(
@@ -56,15 +68,19 @@ WindowOpt = Annotated[int | None, typer.Option(
     "--trade-window", envvar=settings.TRADE_WINDOW_VARIABLE, min=0, rich_help_panel=PANEL,
     help=f"business days a trade posting waits before it expires "
          f"(default {settings.TRADE_WINDOW})")]
+ViewsOpt = Annotated[str | None, typer.Option(
+    "--views", envvar=VIEWS_VARIABLE, rich_help_panel=PANEL,
+    help="read models: a SQLite file or a postgresql:// URL several processes share "
+         "(default <data>/views.sqlite)")]
 QuietOpt = Annotated[bool, typer.Option(
     "--quiet", "-q", rich_help_panel=PANEL, help="print nothing but results and errors")]
 
 
 def chosen_options(data: Path | None, store: str | None, key: Path | None,
-                   trade_window: int | None, quiet: bool) -> Options:
+                   trade_window: int | None, quiet: bool, views: str | None = None) -> Options:
     """The root command's options, each checked (a bad one exits 2 naming it)."""
     return Options(data_folder(settings.data_folder(data)), store_url(store), key,
-                   trade_window, quiet)
+                   trade_window, quiet, views_location(views))
 
 
 def overridden(chosen: Options, given: dict[str, Any]) -> Options:
@@ -76,6 +92,8 @@ def overridden(chosen: Options, given: dict[str, Any]) -> Options:
         changes["data"] = data_folder(changes["data"])
     if "store" in changes:
         changes["store"] = store_url(changes["store"])
+    if "views" in changes:
+        changes["views"] = views_location(changes["views"])
     return dataclasses.replace(chosen, **changes)
 
 
@@ -85,7 +103,7 @@ def global_options(command: Callable[..., Any]) -> Callable[..., Any]:
     parameter of its own gets the global `--quiet` or'd into it."""
     added = {field: option(f"global_{field}", after_command(annotation), None) for field,
              annotation in (("data", DataOpt), ("store", StoreOpt), ("key", KeyOpt),
-                            ("trade_window", WindowOpt))}
+                            ("trade_window", WindowOpt), ("views", ViewsOpt))}
     own_quiet = "quiet" in inspect.signature(command).parameters
     if not own_quiet:
         added["quiet"] = option("global_quiet", QuietOpt, False)
@@ -115,6 +133,14 @@ def options(ctx: typer.Context) -> Options:
     found = ctx.find_object(Options)
     assert found is not None, "the root callback sets the options before any subcommand runs"
     return found
+
+
+def views_location(views: str | None) -> str | None:
+    """`--views` checked: a `postgresql://` URL, or a SQLite file whose folder exists."""
+    if views is None or is_url(views) or Path(views).parent.is_dir():
+        return views
+    raise typer.BadParameter(f"{views}: no such folder for the views file; give an existing "
+                             "folder or a postgresql:// URL", param_hint="--views")
 
 
 def no_store(chosen: Options) -> str | None:

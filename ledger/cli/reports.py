@@ -18,7 +18,6 @@ from ledger.cli.failures import print_failure
 from ledger.cli.options import BAD_ARGUMENT, err, open_ledger, options
 from ledger.cli.output import emit, tabular
 from projections import (
-    VIEWS_FILE,
     Views,
     compliance,
     holdings,
@@ -45,7 +44,7 @@ def open_views(ctx: typer.Context) -> Iterator[Views]:
     up to date."""
     chosen = options(ctx)
     with open_ledger(chosen) as ledger:
-        views = Views(ledger, chosen.data / VIEWS_FILE)
+        views = Views(ledger, chosen.views_location())
         catch_up(views, chosen.quiet)
         yield views
 
@@ -170,7 +169,7 @@ def project(
     """Bring the read models up to date from the notification log, with a progress bar."""
     chosen = options(ctx)
     with open_ledger(chosen) as ledger:
-        views = Views(ledger, chosen.data / VIEWS_FILE)
+        views = Views(ledger, chosen.views_location())
         position = catch_up(views, chosen.quiet, rebuild, batch_size, transient=False)
     if not chosen.quiet:
         err.print(f"views at notification {position:,}")

@@ -16,7 +16,8 @@ from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store
 from ledger.cli.options import Options, err, open_ledger, options
 from ledger.infrastructure.heads import Head
 from ledger.infrastructure.signing import KeyProblem, load_public
-from projections import VIEWS_FILE, Views
+from projections import Views
+from projections.pg_views import is_url
 
 app = typer.Typer()
 
@@ -83,13 +84,20 @@ def verify(
     """Check every stored fact and the invariants; exit 0 only if all hold (1 broken, 2 bad
     arguments, 3 the store cannot be read)."""
     exported = read_head_argument(against) if against else None
+    chosen = options(ctx)
+    if chosen.views is not None and is_url(chosen.views) and not head:
+        err.print(f"--views {chosen.views}: rin verify compares the read models with their "
+                  "rebuild in a SQLite views file; run it without --views (the read models "
+                  "in the data folder), or rebuild the PostgreSQL ones with `rin project "
+                  "--rebuild`")
+        raise typer.Exit(2)
     try:
         public = load_public(public_key) if public_key else None
     except KeyProblem as exc:
         err.print(f"--public-key: {exc}")
         raise typer.Exit(2) from None
     try:
-        problems = run_verify(options(ctx), head, exported, public)
+        problems = run_verify(chosen, head, exported, public)
     except STORE_ERRORS as exc:
         print_failure(err, store_failure(exc))
         raise typer.Exit(STORE_FAILED) from None
@@ -119,7 +127,7 @@ def run_verify(chosen: Options, head: bool, exported: dict[str, Any] | None,
         spinner = Console(stderr=True, quiet=chosen.quiet)  # --quiet: not even a spinner
         with spinner.status("checking chains, heads, command records and snapshots") as status:
             problems = ledger.audit(public, exported)
-            views = Views(ledger, chosen.data / VIEWS_FILE)
+            views = Views(ledger, chosen.views_location())
             problems += views.check_read_side()
             if not problems:  # replay only history that holds: tampered bytes may not decode
                 status.update("replaying every event and rebuilding the views to compare")
