@@ -97,7 +97,8 @@ def test_two_processes_share_one_read_side_in_postgresql(tmp_path: Path) -> None
         local = rin("--data", str(data), "holdings", "--json", env=env)
         assert second.returncode == 0 and local.returncode == 0, second.stderr + local.stderr
         assert orjson.loads(second.stdout) == orjson.loads(local.stdout)
-        assert orjson.loads(second.stdout) != orjson.loads(first.stdout)  # 2001 gave 3001 1,000 more
+        # 2001 gave 3001 1,000 more since the first process projected
+        assert orjson.loads(second.stdout) != orjson.loads(first.stdout)
         with psycopg.connect(URL) as connection:
             tables = connection.execute(
                 "SELECT count(*) FROM information_schema.tables WHERE table_schema = %s",
