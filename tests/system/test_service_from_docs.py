@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -201,7 +201,7 @@ def test_unknown_parties_and_bad_arguments_are_typed_errors(ledger: Ledger) -> N
         assert str(unknown.value) == "party 9999 is not registered"
     with pytest.raises(UnknownParty):
         ledger.snapshot().holdings("9999")  # docs silent on a snapshot's unknown party
-    bad = [
+    bad: list[tuple[Callable[[], object], str]] = [
         (lambda: ledger.holdings("2001", as_of="2024-02-30"), "as_of"),
         (lambda: ledger.holdings("2001", as_of="2024/02/01"), "as_of"),
         (lambda: ledger.holdings("2001", as_of="20240201"), "as_of"),
