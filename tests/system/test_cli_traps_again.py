@@ -112,3 +112,14 @@ def test_progress_counts_a_file_without_a_final_newline_exactly(tmp_path: Path) 
     status, text = on_a_terminal("--data", str(tmp_path / "d"), "apply", str(trimmed))
     assert status == 0, text
     assert "16 of 16 lines" in text and "15 of" not in text, text
+
+
+def test_an_empty_store_url_is_refused_not_taken_for_the_data_folder(tmp_path: Path) -> None:
+    """The README's `rin --store "$RIN_TEST_POSTGRES_URL" … apply` with the variable unset
+    (no server started) passes `--store ""`: a URL that is not `postgresql://…` should be
+    refused, exit 2, as other malformed URLs are, rather than silently writing a SQLite ledger
+    into `--data` and exiting 0 as if the ledger were on PostgreSQL."""
+    data = tmp_path / "pg"
+    result = runner.invoke(app, ["--store", "", "--data", str(data), "apply", str(SAMPLE)])
+    assert result.exit_code == 2, result.output
+    assert "--store" in result.stderr and not data.exists()
