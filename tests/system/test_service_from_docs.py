@@ -232,3 +232,18 @@ def test_a_bad_command_is_a_refusal_naming_the_field_and_stores_nothing(ledger: 
         assert result.refusal.line == 7 and result.refusal.field == field, result.refusal
     assert ledger.position() == before
     assert held(ledger, "2001") == 0
+
+
+def test_apply_many_with_ids_is_followed_once_and_a_resend_adds_nothing(ledger: Ledger) -> None:
+    """A service resending a file after a failure (README: "a line with an `id` is safe to
+    resend"): `apply_many` over JSON bytes yields one result a line; the resend is all
+    `duplicate`, and `follow` sees the first sending's events only, no command records."""
+    start = ledger.position()
+    lines = [json.dumps({**transfer("2003"), "id": f"t-{n}"}).encode() for n in range(5)]
+    assert [result.status for result in ledger.apply_many(lines)] == ["applied"] * 5
+    after_first = ledger.position()
+    assert [result.status for result in ledger.apply_many(lines)] == ["duplicate"] * 5
+    assert ledger.position() == after_first  # docs silent: a duplicate stores nothing new
+    names = [type(logged.event).__name__ for logged in ledger.follow(after=start, timeout=0)]
+    assert names == ["TransferredOut", "TransferredIn"] * 5
+    assert held(ledger, "2003") == 5 * LOT
