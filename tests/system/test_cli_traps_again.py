@@ -5,6 +5,7 @@ expectation is a sentence of docs/cli.md or the README ("No silent traps", "Outp
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,15 @@ def test_an_empty_store_url_is_refused_not_taken_for_the_data_folder(tmp_path: P
     result = runner.invoke(app, ["--store", "", "--data", str(data), "apply", str(SAMPLE)])
     assert result.exit_code == 2, result.output
     assert "--store" in result.stderr and not data.exists()
+
+
+def test_the_readme_states_the_every_rule_files_refusal_count() -> None:
+    """The README's comment on `apply examples/every_rule.jsonl` says how many refusals a user
+    will see; it must be the count of `examples/every_rule.expected` (the README said 96 while
+    the file refuses 107 lines; test_readme.py checks only the exit status)."""
+    root = SAMPLE.parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    stated = re.search(r"apply examples/every_rule\.jsonl +# (\d+) refusals", readme)
+    assert stated is not None
+    expected = (root / "examples" / "every_rule.expected").read_text(encoding="utf-8")
+    assert int(stated.group(1)) == len(expected.splitlines())
