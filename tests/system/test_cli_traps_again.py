@@ -136,3 +136,12 @@ def test_the_readme_states_the_every_rule_files_refusal_count() -> None:
     assert stated is not None
     expected = (root / "examples" / "every_rule.expected").read_text(encoding="utf-8")
     assert int(stated.group(1)) == len(expected.splitlines())
+
+
+@pytest.mark.parametrize("name", list(REPORTS))
+def test_quiet_after_the_command_prints_nothing_but_the_rows(sample: Path, name: str) -> None:
+    """docs/cli.md: `--quiet`/`-q`, before or after the command, prints nothing but the results
+    asked for and errors. (The regulator reports still print their title and head on stderr.)"""
+    result = runner.invoke(app, [name, *REPORTS[name], "--data", str(sample), "-q", "--json"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "" and result.stdout.startswith("[")
