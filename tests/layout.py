@@ -29,6 +29,8 @@ SLOW: dict[str, tuple[str, ...]] = {
     "system/test_crash_safety.py": ALL,  # SIGKILLs `rin apply`/`rin project` subprocesses: 55 s
     "system/test_trade_crash.py": ALL,  # SIGKILLs writers between a sell and its buy
     "system/test_readme.py": ALL,  # every command of README.md, in a shell: 64 s
+    "system/test_service_from_docs.py": ALL,  # threads, a second process, a follower: 9 s
+    "system/test_readme_from_a_wheel.py": ALL,  # builds and installs a wheel: 25 s
     "system/test_datasette_browser.py": ALL,  # rin serve and headless Chromium: 96 s
     "integration/test_model_based.py": ALL,  # the state machine and two broken ledgers: 38 s
     "integration/test_trades_model.py": ALL,  # the trades state machine, verify every step
