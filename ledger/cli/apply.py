@@ -50,13 +50,10 @@ def read_lines(streams: list[BinaryIO]) -> Iterator[tuple[int, bytes | RefusedLi
                     yield number, raw
 
 
-def apply_lines(ledger: Ledger, files: list[str], quiet: bool, as_json: bool) -> int:
-    """Apply the files' lines; print rejections (or every result as JSON); return the exit code."""
-    try:
-        streams = open_inputs(files)
-    except UnreadableInput as exc:
-        err.print(f"unreadable input: {exc}")
-        return 2
+def apply_lines(ledger: Ledger, streams: list[BinaryIO], files: list[str], quiet: bool,
+                as_json: bool) -> int:
+    """Apply the opened files' lines; print rejections (or every result as JSON); return the
+    exit code."""
     counts: Counter[str] = Counter()
     numbered: list[int] = []
 
@@ -111,6 +108,11 @@ def apply(
     """Apply transaction-file lines in order, each atomic; exit 0, 1 (some rejected), 2
     (unreadable input) or 3 (the store failed). Creates the ledger if there is none."""
     chosen = options(ctx)
+    try:  # before the ledger is opened: a file that cannot be read creates no ledger either
+        streams = open_inputs(files)
+    except UnreadableInput as exc:
+        err.print(f"unreadable input: {exc}")
+        raise typer.Exit(2) from None
     with open_ledger(chosen, note="; last line committed: none", create=True) as ledger:
-        code = apply_lines(ledger, files, chosen.quiet, as_json)
+        code = apply_lines(ledger, streams, files, chosen.quiet, as_json)
     raise typer.Exit(code)

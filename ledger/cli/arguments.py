@@ -22,10 +22,14 @@ LAST_NOTIFICATION = 2**63 - 1  # the largest id an event store's INTEGER column 
 
 
 def store_url(value: str | None) -> str | None:
-    """`--store`: a PostgreSQL URL, `postgresql://user:password@host:port/database`; none (or
-    empty) means the SQLite store in the data folder."""
-    if not value:
+    """`--store`: a PostgreSQL URL, `postgresql://user:password@host:port/database`; none means
+    the SQLite store in the data folder. An empty one (`--store "$URL"` with URL unset) is
+    refused: taken for none, it would write a SQLite ledger the user meant to be elsewhere."""
+    if value is None:
         return None
+    if not value:
+        raise typer.BadParameter("empty: give a postgresql:// URL, or leave --store out for the "
+                                 "SQLite store in --data", param_hint="--store")
     try:
         url = urlparse(value)
         url.port  # noqa: B018 - parsing the port is the check

@@ -93,3 +93,7 @@ def main() -> None:
 
 
 __all__ = ["Options", "Path", "app", "main"]
+
+
+if __name__ == "__main__":  # python -m ledger.cli.main
+    main()

@@ -137,6 +137,7 @@ class Audit:
         self.kept.setdefault(int(head["notification_id"]), []).append((label, head))
 
     def run(self) -> list[str]:
+        self.check_heads_at(0)  # a head kept of the empty log: the genesis hash
         for note in notifications(self.app, self.end):
             self.step(note)
         self.after_last()
