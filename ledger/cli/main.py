@@ -9,7 +9,16 @@ from typing import Annotated, Any
 
 import typer
 
-from ledger.cli import apply, demo, market_reports, regulator_reports, reports, serve, trust
+from ledger.cli import (
+    apply,
+    demo,
+    examples,
+    market_reports,
+    regulator_reports,
+    reports,
+    serve,
+    trust,
+)
 from ledger.cli.options import (
     DataOpt,
     KeyOpt,
@@ -72,7 +81,7 @@ app = Rin(
 )
 # in the order help lists them
 for commands in (apply.app, demo.app, reports.app, regulator_reports.app, trust.app,
-                 market_reports.app, serve.app):
+                 market_reports.app, serve.app, examples.app):
     app.add_typer(commands)
 
 

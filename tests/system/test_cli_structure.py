@@ -21,7 +21,7 @@ from projections import holdings, quarterly, trades
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND_MODULES = ("apply", "demo", "reports", "regulator_reports", "trust", "market_reports",
-                   "serve")
+                   "serve", "examples")
 
 
 def test_every_command_in_the_order_help_lists_them() -> None:
@@ -30,7 +30,7 @@ def test_every_command_in_the_order_help_lists_them() -> None:
     assert list(group.commands) == [
         "apply", "demo", "holdings", "quarterly", "compliance", "trace", "invalid", "ptd",
         "trades", "project", "activity", "transactions", "generation", "annual", "attest",
-        "keygen", "verify", "late", "market", "export", "serve",
+        "keygen", "verify", "late", "market", "export", "serve", "examples",
     ]
 
 
