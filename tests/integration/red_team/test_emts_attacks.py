@@ -521,6 +521,7 @@ def test_a_reversed_retirement_of_a_locked_batch_holds_no_spendable_rins(ledger:
                 "reason": "spill", "rins": {"code": A.format(1, 10)}},
        lock("2024-01-06"))
     result = ledger.apply(reverse("r1", "2001", "2024-01-07", "spill"))
+    assert (result.status, result.rule) in {("applied", None), ("rejected", "LOCK-HELD")}
     if result.status == "applied":  # the RINs are held again, locked
         assert {b.rin: b.locked for b in ledger.blocks("2001")}[A.format(1, 10_000)] is True
         refused(ledger, transfer("2024-01-08", {"code": A.format(1, 10)}, volume=10),
@@ -577,3 +578,52 @@ def test_a_38_character_batch_that_is_no_rin_code_is_refused(ledger: Ledger, cod
     are ignored)": their values do not pick the batch, but a string that is no RIN code at all
     (§80.1425: 38 digits) is careless input, refused naming the field."""
     refused(ledger, lock("2024-01-10", code))
+
+
+# --- more: back-dated locks and blocks, sells against both, fuel going back -----------------
+
+def test_a_back_dated_lock_does_not_make_an_earlier_recorded_move_a_violation(ledger: Ledger
+                                                                             ) -> None:
+    """docs/locks.md: "A lock recorded after a move dated within its life does not rewrite that
+    move (nothing stored changes)": the move was lawful when made, so `verify` stays clean."""
+    ok(ledger, transfer("2024-01-15", {"code": A.format(1, 10)}, volume=10),
+       lock("2024-01-10"))
+    clean(ledger)
+    ok(ledger, lock("2024-01-20", kind="unlock"))
+    clean(ledger)
+
+
+def test_a_sell_while_locked_reserves_only_unlocked_rins(ledger: Ledger) -> None:
+    ok(ledger, lock("2024-01-04"),
+       {"type": "sell", "id": "S1", "date": "2024-01-05", "party": "2001", "to": "3001",
+        "rins": rins(1_000), "volume": 1_000})
+    refused(ledger, {"type": "sell", "id": "S2", "date": "2024-01-05", "party": "2001",
+                     "to": "3001", "rins": rins(1), "volume": 1})  # only locked A left
+    assert {b.rin: b.reserved for b in ledger.blocks("2001")} == {
+        B.format(1, 1_000): True, A.format(1, 10_000): False}
+    clean(ledger)
+
+
+def test_the_blocked_list_as_it_stands_covers_a_back_dated_transfer_and_sells(ledger: Ledger
+                                                                             ) -> None:
+    ok(ledger, block("2024-01-10"))
+    refused(ledger, transfer("2024-01-05", {"code": B.format(1, 10)}, volume=10),
+            "BLOCKED-GENERATOR")
+    refused(ledger, {"type": "sell", "id": "S1", "date": "2024-01-11", "party": "2001",
+                     "to": "3001", "rins": {"code": B.format(1, 10)}, "volume": 10},
+            "BLOCKED-GENERATOR")
+    ok(ledger, {"type": "sell", "id": "S2", "date": "2024-01-11", "party": "2001", "to": "3001",
+                "rins": rins(10), "volume": 10})  # FIFO would reserve B: skipped
+    assert {b.rin for b in ledger.blocks("2001") if b.reserved} == {A.format(1, 10)}
+    clean(ledger)
+
+
+def test_a_reversal_is_refused_when_the_buyer_no_longer_owns_the_fuel(ledger: Ledger) -> None:
+    """An assigned trade's fuel moves back with its RINs (design.md); a buyer that has since
+    delivered the fuel cannot send it back (no negative volume on any date)."""
+    ok(ledger, T1)
+    ok(ledger, {"type": "transfer_fuel", "date": "2024-01-06", "from": "3001", "to": "1001",
+                "volume": 1_000})
+    refused(ledger, reverse("t1", "2001", "2024-01-09", "030"), "FUEL-NOT-OWNED")
+    assert ledger.party("3001").fuel.balance(date(2024, 1, 9)) == 0
+    clean(ledger)
