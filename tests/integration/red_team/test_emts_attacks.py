@@ -627,3 +627,53 @@ def test_a_reversal_is_refused_when_the_buyer_no_longer_owns_the_fuel(ledger: Le
     refused(ledger, reverse("t1", "2001", "2024-01-09", "030"), "FUEL-NOT-OWNED")
     assert ledger.party("3001").fuel.balance(date(2024, 1, 9)) == 0
     clean(ledger)
+
+
+def test_a_sell_naming_qap_agrees_with_a_buy_naming_none_and_unverified_picks_exactly(
+        ledger: Ledger) -> None:
+    ok(ledger, {"type": "verify_batch", "date": "2024-01-04", "party": "9001",
+                "batch": BATCH_A, "qap": "A"},
+       {"type": "sell", "id": "S1", "date": "2024-01-05", "party": "2001", "to": "3001",
+        "rins": rins(300, qap="A"), "volume": 300},  # FIFO would take B: A-RINs only
+       {"type": "buy", "id": "B1", "date": "2024-01-05", "party": "3001", "from": "2001",
+        "rins": rins(300), "volume": 300, "match": "S1"},
+       {"type": "buy", "id": "B2", "date": "2024-01-06", "party": "3001", "from": "2001",
+        "rins": rins(1_000, qap="unverified"), "volume": 1_000},
+       {"type": "sell", "id": "S2", "date": "2024-01-06", "party": "2001", "to": "3001",
+        "rins": rins(1_000), "volume": 1_000, "match": "B2"})
+    assert held(ledger, "3001") == {A.format(1, 300): 300, B.format(1, 1_000): 1_000}
+    ok(ledger, {"type": "buy", "id": "B3", "date": "2024-01-07", "party": "3001",
+                "from": "2001", "rins": rins(1, qap="unverified"), "volume": 1})
+    refused(ledger, {"type": "sell", "id": "S3", "date": "2024-01-07", "party": "2001",
+                     "to": "3001", "rins": rins(1), "volume": 1, "match": "B3"})  # none left
+    clean(ledger)
+
+
+def test_a_lock_or_verification_of_a_batch_never_generated_is_refused(ledger: Ledger) -> None:
+    never = {**BATCH_A, "batch": "00002"}
+    refused(ledger, lock("2024-01-10", never), "LOCK-BATCH")
+    refused(ledger, {"type": "verify_batch", "date": "2024-01-04", "party": "9001",
+                     "batch": never, "qap": "Q"}, "LOCK-BATCH")
+    refused(ledger, lock("2024-01-10", {**BATCH_A, "vintage": 2023}), "LOCK-BATCH")
+
+
+def test_a_lock_resent_with_its_id_is_a_duplicate(ledger: Ledger) -> None:
+    ok(ledger, {**lock("2024-01-10"), "id": "L1"})
+    before = ledger.position()
+    assert ledger.apply({**lock("2024-01-10"), "id": "L1"}).status == "duplicate"
+    assert ledger.apply({**lock("2024-01-11"), "id": "L1"}).status == "rejected"
+    assert ledger.position() == before
+    clean(ledger)
+
+
+def test_a_reversed_two_sided_trade_takes_its_fuel_back(ledger: Ledger) -> None:
+    ok(ledger, {"type": "sell", "id": "S1", "date": "2024-01-05", "party": "2001", "to": "3001",
+                "rins": {"code": A.format(1, 100)}, "volume": 100},
+       {"type": "buy", "id": "B1", "date": "2024-01-05", "party": "3001", "from": "2001",
+        "rins": rins(100), "volume": 100, "match": "S1"})
+    on = date(2024, 1, 9)
+    seller, buyer = (ledger.party(p).fuel.balance(on) for p in ("2001", "3001"))
+    assert (seller, buyer) == (Decimal(10_900), Decimal(100))
+    ok(ledger, reverse("S1", "2001", "2024-01-09", "030"))
+    assert [ledger.party(p).fuel.balance(on) for p in ("2001", "3001")] == [11_000, 0]
+    clean(ledger)
