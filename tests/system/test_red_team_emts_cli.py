@@ -124,3 +124,39 @@ def test_an_unretire_from_a_file_then_verify(tmp_path: Path) -> None:
     assert json.loads(trace.stdout)[-1]["date"] == "2025-02-02", trace.stdout
     verified = rin("--data", data, "verify")
     assert verified.exit_code == 0, verified.output
+
+
+WEIRD: list[Any] = [
+    {"type": "lock", "date": "2024-01-10", "batch": None, "reason": "x"},
+    {"type": "lock", "date": "2024-01-10", "batch": {}, "reason": "x"},
+    {"type": "lock", "date": "2024-01-10", "batch": True, "reason": "x"},
+    {"type": "unlock", "date": "2024-01-10", "batch": BATCH_A, "reason": None},
+    {"type": "verify_batch", "date": "2024-01-04", "party": "9001", "batch": BATCH_A,
+     "qap": ["Q"]},
+    {"type": "verify_batch", "date": "2024-01-04", "party": "9001", "batch": BATCH_A,
+     "qap": "QA"},
+    {"type": "block_generator", "date": "2024-01-04", "party": "3001", "generator": None},
+    {"type": "unblock_generator", "date": "2024-01-04", "party": "3001", "generator": "1002",
+     "extra": 1},
+    {"type": "reverse", "id": "R9", "date": "2024-01-09", "party": "2001", "command": None,
+     "reason": "030"},
+    {"type": "reverse", "id": "R8", "date": "2024-01-09", "party": "2001", "command": "t1",
+     "reason": "030" * 80},
+    {"type": "reverse", "date": "2024-01-09", "party": "2001", "command": "t1",
+     "reason": "030", "id": ["R7"]},
+    {"type": "retire", "date": "2025-02-01", "party": "3001", "reason": "compliance",
+     "compliance_year": 2024, "rins": {"code": A2.format(1, 10)},
+     "compliance_level": "facility", "compliance_facility": 30001},
+]
+
+
+def test_malformed_emts_lines_are_refused_one_by_one_without_traceback(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    assert rin("--data", data, "apply", write(tmp_path / "s.jsonl", SETUP)).exit_code == 0
+    head = rin("--data", data, "verify", "--head")
+    result = rin("--data", data, "apply", write(tmp_path / "w.jsonl", WEIRD))
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == [
+        f"line {n}" for n in range(1, len(WEIRD) + 1)], result.stdout
+    assert rin("--data", data, "verify", "--head").stdout == head.stdout

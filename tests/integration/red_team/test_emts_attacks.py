@@ -677,3 +677,21 @@ def test_a_reversed_two_sided_trade_takes_its_fuel_back(ledger: Ledger) -> None:
     ok(ledger, reverse("S1", "2001", "2024-01-09", "030"))
     assert [ledger.party(p).fuel.balance(on) for p in ("2001", "3001")] == [11_000, 0]
     clean(ledger)
+
+
+@pytest.mark.parametrize("close", [
+    {"type": "cancel_trade", "date": "2024-01-07", "party": "2001", "trade": "S1"},
+    {"type": "deny_trade", "date": "2024-01-07", "party": "3001", "trade": "S1"},
+    {"type": "expire_trades", "date": "2024-02-01"},
+], ids=["cancel", "deny", "expire"])
+def test_a_pending_sell_of_a_locked_batch_can_still_be_closed(ledger: Ledger,
+                                                             close: dict[str, Any]) -> None:
+    """Closing a posting moves no RIN (it releases a reservation), so a lock does not stop it;
+    the released RINs stay locked."""
+    ok(ledger, {"type": "sell", "id": "S1", "date": "2024-01-05", "party": "2001", "to": "3001",
+                "rins": {"code": A.format(1, 100)}, "volume": 100},
+       lock("2024-01-06"), close)
+    assert [(b.reserved, b.locked) for b in ledger.blocks("2001") if b.rin.startswith(A[:22])
+            ] == [(False, True)]
+    refused(ledger, transfer("2024-02-02", {"code": A.format(1, 100)}, volume=100), "LOCK-HELD")
+    clean(ledger)
