@@ -411,7 +411,9 @@ def test_a_reversed_transfer_returns_ranges_and_fuel(ledger: Ledger) -> None:
     {"type": "sell", "id": "S9", "date": "2024-01-06", "party": "3001", "to": "1001",
      "rins": {"code": A.format(1, 10)}, "volume": 10},
     lock("2024-01-06"),
-], ids=["moved", "separated", "reserved", "locked"])
+    {"type": "retire", "date": "2024-01-06", "party": "3001", "reason": "spill",
+     "rins": {"code": A.format(1, 10)}},
+], ids=["moved", "separated", "reserved", "locked", "retired"])
 def test_a_reversal_is_refused_when_the_buyer_no_longer_holds_them_all(
         ledger: Ledger, gone: dict[str, Any]) -> None:
     ok(ledger, T1, gone)
@@ -694,4 +696,17 @@ def test_a_pending_sell_of_a_locked_batch_can_still_be_closed(ledger: Ledger,
     assert [(b.reserved, b.locked) for b in ledger.blocks("2001") if b.rin.startswith(A[:22])
             ] == [(False, True)]
     refused(ledger, transfer("2024-02-02", {"code": A.format(1, 100)}, volume=100), "LOCK-HELD")
+    clean(ledger)
+
+
+def test_a_party_registered_as_regulator_locks_and_an_auditor_cannot_lift_it(ledger: Ledger
+                                                                             ) -> None:
+    ok(ledger, {"type": "register_party", "party": "9900", "name": "EPA", "roles": ["regulator"]},
+       {"type": "verify_batch", "date": "2024-01-04", "party": "9001", "batch": BATCH_A,
+        "qap": "Q"},
+       lock("2024-01-10", party="9900"))
+    refused(ledger, lock("2024-01-11", party="9001", kind="unlock"), "LOCK-WHO")
+    refused(ledger, transfer("2024-01-12", {"code": A.format(1, 10)}, volume=10), "LOCK-HELD")
+    ok(ledger, lock("2024-01-12", kind="unlock"))  # the regulator without party lifts it
+    ok(ledger, transfer("2024-01-12", {"code": A.format(1, 10)}, volume=10))
     clean(ledger)
