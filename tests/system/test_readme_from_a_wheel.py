@@ -1,7 +1,8 @@
 """Issue 14, "How it is judged": the README is followed from a wheel in a folder outside the
-checkout. Its tour begins with `rin --data /tmp/tour apply examples/sample.jsonl --json`; from
-an installed wheel in an empty folder that file must be reachable as the README says, or the
-tour's first command fails (exit 2) and every later report runs on the empty ledger it made."""
+checkout. Its tour begins with `rin examples` (the example files, shipped in the package, into
+./examples) and `rin --data /tmp/tour apply examples/sample.jsonl --json`; from an installed
+wheel in an empty folder that file must be reachable as the README says, or the tour's apply
+fails (exit 2) and every later report runs on an empty ledger."""
 
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ def test_the_readme_tour_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     outside.mkdir()
     rin = str(venv / "bin" / "rin")
     tour = str(tmp_path / "tour")
+    examples = run([rin, "examples"], outside)  # the tour's first line
+    assert examples.returncode == 0 and (outside / "examples" / "sample.jsonl").is_file()
     first = run([rin, "--data", tour, "apply", "examples/sample.jsonl", "--json"], outside)
     assert first.returncode == 0, first.stderr  # was: exit 2, "No such file or directory"
     assert len(first.stdout.splitlines()) == 16
