@@ -1,13 +1,16 @@
 """The reports as Datasette saved queries with parameters, each returning the rows its `rin`
 report prints (tests/system/test_datasette_browser.py compares them in a browser): holdings as
 of a date, quarter-end checks (§80.1428(a)(5)), a block's trace, late submissions (§80.1452),
-EPA's market tables. A report of another module adds itself with one `Query` entry.
+EPA's market tables, a party's activity report (§80.1451(c)(2), through the packaged plugin's
+`rin_activity` function). A report of another module adds itself with one `Query` entry.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from projections import activity
 
 
 @dataclass(frozen=True)
@@ -86,5 +89,14 @@ RETIREMENTS = Query(
     "`rin market --table retirements`.",
     SEPARATIONS.sql.replace("'separation'", "'retirement'"),
 )
+ACTIVITY_REPORT = Query(
+    "activity_report", "A party's RIN Activity Report (§80.1451(c)(2))",
+    "Per quarter of `year`, the `assigned` (K=1) and `separated` (K=2) rows of `party` (a "
+    "4-digit company id): current- and prior-year RINs at the start and end, purchased, sold, "
+    "retired, separated, generated, fuel owned at the end. `rin activity --party --year`.",
+    "SELECT " + ", ".join(f"json_extract(value, '$.{column}') AS {column}"
+                          for column in activity.COLUMNS)
+    + " FROM json_each(rin_activity(:party, :year)) ORDER BY key",
+)
 QUERIES = (HOLDINGS_AS_OF, QUARTER_END_CHECKS, BLOCK_TRACE, LATE_SUBMISSIONS, SEPARATIONS,
-           RETIREMENTS)
+           RETIREMENTS, ACTIVITY_REPORT)

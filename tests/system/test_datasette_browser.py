@@ -179,6 +179,7 @@ QUERIES = [
     ("separations_by_reason", ["market", "--table", "separations"]),
     ("retirements_by_reason", ["market", "--table", "retirements"]),
     ("market_available", ["market", "--table", "available"]),
+    ("activity_report?party=2001&year=2024", ["activity", "--party", "2001", "--year", "2024"]),
 ]
 
 
