@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from projections import activity
 from projections.dashboards import dashboards
 from projections.runner import SQL_VIEWS, TABLES
 from projections.saved_queries import QUERIES
@@ -29,7 +30,9 @@ QUANTITIES = {
                      "retired", "locked", "available", "rvo", "deficit_carried_in",
                      "current_year_rins", "prior_year_rins", "prior_year_applied", "applied",
                      "deficit", "excess", "limit"), ""),
-    **dict.fromkeys(("volume", "fuel_used"), GALLONS),
+    **dict.fromkeys(("volume", "fuel_used", "fuel_end"), GALLONS),
+    # the activity report's amounts (§80.1451(c)(2)): gallon-RINs
+    **dict.fromkeys((c for c in activity.AMOUNTS if c not in ("generated", "fuel_end")), ""),
 }
 
 

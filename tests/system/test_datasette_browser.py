@@ -206,6 +206,20 @@ def test_quantities_have_thousands_separators_and_units(served: tuple[str, Path]
     screenshot(f"{base}/views/quarter_end_checks?year=2024", "quarter_end_checks")
 
 
+def test_a_partys_activity_report_in_the_browser(served: tuple[str, Path]) -> None:
+    """2001 in 2024 Q1 (the sample): it bought 180,000 assigned RINs (t-0001: 120,000 D6 with
+    120,000 gallons; t-0002: 60,000 D4 with 40,000 gallons) and separated all of them on
+    9 February (s-0001, s-0002, §80.1429(b)(2)): purchased 180,000, separated 180,000, none
+    assigned at the end."""
+    base, _ = served
+    header, rows = shown(page(f"{base}/views/activity_report?party=2001&year=2024"))
+    first = dict(zip(header, rows[0], strict=True))
+    assert (first["quarter"], first["assignment"]) == ("1", "assigned")
+    assert (first["current_purchased"], first["current_separated"], first["current_end"]) == (
+        "180,000", "180,000", "0")
+    screenshot(f"{base}/views/activity_report?party=2001&year=2024", "activity_report")
+
+
 def test_the_database_page_lists_reports_and_hides_internal_tables(
         served: tuple[str, Path]) -> None:
     base, _ = served
