@@ -7,7 +7,8 @@ quarter's activity report compared with its roll-forward recomputed from the log
 A transaction is one of the party's rows of the transaction report (projections/
 rin_transactions.py) grouped by its id; a type's population is those dated in the year whose
 RINs are a flow of that column of the activity report (a reversed trade is a remedial purchase
-or sale, an unretired retirement a reinstatement), in log order. The same party, year, seed and known-at point always draw the same sample.
+or sale, an unretired retirement a reinstatement), in log order. The same party, year, seed
+and known-at point always draw the same sample.
 """
 
 from __future__ import annotations

@@ -99,8 +99,9 @@ def project(fact: Fact, batch: Batch) -> None:
     for seq, (block, code) in enumerate(zip(fact.blocks, fact.codes, strict=True)):
         key = block.key
         batch.add(TRANSACTIONS, (
-            fact.notification_id, seq, fact.party, kind_type, flow, day, int(day[:4]), quarter_of(day),
-            transaction, posting, fact.counterparty, code, key.d_code, key.vintage, key.k,
+            fact.notification_id, seq, fact.party, kind_type, flow, day, int(day[:4]),
+            quarter_of(day), transaction, posting, fact.counterparty, code, key.d_code,
+            key.vintage, key.k,
             block.gallon_rins, None if price is None else str(price), reason_of(kind, event),
         ))
 

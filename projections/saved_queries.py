@@ -82,9 +82,10 @@ SEPARATIONS = Query(
 )
 RETIREMENTS = Query(
     "retirements_by_reason", "Retirements by reason code (EPA's table)",
-    "Gallon-RINs retired per year, D code and EMTS reason code. "
-    "`rin market --table retirements`.",
-    SEPARATIONS.sql.replace("'separation'", "'retirement'"),
+    "Gallon-RINs retired per year, D code and EMTS reason code, without the retirements a "
+    "reversal unretired (§80.1452(d)). `rin market --table retirements`.",
+    SEPARATIONS.sql.replace("'separation'", "'retirement' AND (command IS NULL OR command NOT IN "
+                            "(SELECT reverses FROM unretired_blocks))"),
 )
 QUERIES = (HOLDINGS_AS_OF, QUARTER_END_CHECKS, BLOCK_TRACE, LATE_SUBMISSIONS, SEPARATIONS,
            RETIREMENTS)
