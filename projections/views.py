@@ -204,15 +204,6 @@ class Views:
         recomputed = rollforward.recompute(self.ledger, party, year, position)
         return self._ask(attest.attest, party, year, seed, recomputed, position)
 
-    def known(self, known_at: int | datetime | None = None) -> int:
-        """The notification id a report is computed at (see `known_position`)."""
-        return self.known_position(known_at)
-
-    def head(self, known_at: int) -> dict[str, Any]:
-        """The ledger-wide chain head at notification `known_at` (`rin verify --against` takes
-        it): what a certified report was computed from."""
-        return self.ledger.head(known_at)
-
     def late(self, year: int, known_at: int | None = None, only_late: bool = False
              ) -> list[dict[str, Any]]:
         """§80.1452(b)-(c): each submission dated in `year` and its business days to record."""

@@ -1,5 +1,6 @@
 """`rin late`, `rin market` and `rin export` on the command line: JSON and CSV rows carry the
-chain head they were computed at (`known_at`, `head`), which `rin verify --against` accepts;
+chain head they were computed at (a `head` object, as every report's), which `rin verify
+--against` accepts; `--table`/`--json`/`--csv`/`--nl` are the shared output options;
 `--known-at` gives the report and head of an earlier point; a bad argument exits 2 naming the
 option, before any store is opened."""
 
@@ -42,9 +43,9 @@ def test_rows_carry_the_head_they_were_computed_at_and_it_verifies(
     assert code == 0 and rows
     with Ledger(tmp_path / "data") as ledger:
         head = ledger.head()
-    assert {(r["known_at"], r["head"]) for r in rows} == {(head["notification_id"], head["hash"])}
+    assert all(r["head"] == head for r in rows)
     kept = tmp_path / "head.json"
-    kept.write_text(json.dumps({"notification_id": rows[0]["known_at"], "hash": rows[0]["head"]}))
+    kept.write_text(json.dumps(rows[0]["head"]))
     assert rin("verify", "--against", str(kept))[0] == 0
 
 
@@ -64,8 +65,7 @@ def test_known_at_gives_the_earlier_report_and_its_head(
     assert [(r["d_code"], r["assignment"], r["generated"], r["retired"], r["available"])
             for r in rows] == [("4", "assigned", "60000", "0", "60000"),
                                ("6", "assigned", "248738", "0", "248738")]
-    assert {(int(r["known_at"]), r["head"]) for r in rows} == {
-        (earlier["notification_id"], earlier["hash"])}
+    assert {r["head"] for r in rows} == {json.dumps(earlier, separators=(",", ":"))}
 
 
 def test_late_report_on_the_command_line(rin: Rin) -> None:
@@ -74,7 +74,7 @@ def test_late_report_on_the_command_line(rin: Rin) -> None:
     assert [(r["party"], r["command"], r["type"], r["late"]) for r in json.loads(out)] == [
         ("3001", "r-0001", "retire", True), ("3001", "r-0002", "retire", True)]
     code, out, said = rin("late", "--year", "2023", "--json")  # nothing dated 2023
-    assert (code, out.strip()) == (0, "[]") and "computed at notification 34, head " in said
+    assert (code, out.strip()) == (0, "[]") and "at notification 34, head " in said
     code, out, _ = rin("late", "--year", "2024")
     assert code == 0 and "Submissions dated 2024" in out and "at notification" in out
 
@@ -89,7 +89,10 @@ def test_export_writes_xml_to_a_file(rin: Rin, tmp_path: Path) -> None:
         "UserLoginText", "SubmittalCreationDate", "OrganizationIdentifier",
         "SubmittalCommentText"]
     assert root.findtext(f"{{{NAMESPACE}}}OrganizationIdentifier") == "1001"
-    assert "head" in (root.findtext(f"{{{NAMESPACE}}}SubmittalCommentText") or "")
+    comment = root.findtext(f"{{{NAMESPACE}}}SubmittalCommentText") or ""
+    with Ledger(tmp_path / "data") as ledger:
+        head = ledger.head()
+    assert json.loads(comment.split("; head ", 1)[1]) == head  # the head `verify --against` takes
 
 
 @pytest.mark.parametrize(("args", "named"), [
@@ -109,3 +112,12 @@ def test_a_bad_argument_exits_2_naming_it(tmp_path: Path, args: list[str], named
     assert result.exit_code == 2
     assert named in result.stderr and "Traceback" not in result.stderr + result.stdout
     assert not (tmp_path / "none" / "events.sqlite").exists()
+
+
+@pytest.mark.parametrize("report", [["market", "--table", "available"], ["late", "--year", "2024"]])
+def test_one_output_option_two_at_once_exit_2(rin: Rin, report: list[str]) -> None:
+    code, out, _ = rin(*report, "--nl")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and lines and all("head" in line for line in lines)
+    code, _, said = rin(*report, "--json", "--csv")
+    assert code == 2 and "choose one output format" in said
