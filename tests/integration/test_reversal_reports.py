@@ -14,6 +14,7 @@ transfers 4,000 K=2 (1..4,000) to it (`t2`).
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
@@ -78,6 +79,34 @@ def test_a_reversed_trade_is_a_reverse_transaction_and_moves_rins_back(ledger: L
     assert all(r["matches"] for r in views.attest("3001", 2024, seed=7)
                if r["type"] == "rollforward")
     clean(ledger)  # verify: the activity identity holds for every party and quarter
+
+
+def test_a_reversed_trade_exports_as_a_remedial_sell_and_buy(ledger: Ledger) -> None:
+    """EMTS's remedial trade: 3001 sells the 1,000 K=1 RINs (and 1,000 gallons) back, 2001
+    buys them back, each with code 030 and the reversal's id as the matching transaction."""
+    ok(ledger, TRADE_REVERSED)
+    views = Views(ledger)
+    q2 = (date(2024, 4, 1), date(2024, 6, 30))
+    common = {"RINQuantity": 1_000, "FuelCode": 6, "RINYear": 2024, "QAPServiceTypeCode": "30",
+              "sources": [["1001", "20001", "00001"]], "AssignmentCode": 1,
+              "BatchVolume": "1000", "RINPriceAmount": None, "TransferDate": "2024-04-10",
+              "PTDNumber": None, "MatchingTransactionIdentifier": "R1"}
+    assert views.emts_submissions("2001", *q2) == [
+        {"block": "BuyTransactionDetail", "date": "2024-04-10", "fields": {
+            **common, "BuyReasonCode": "030", "TransactionPartnerOrganizationIdentifier": "3001",
+            "TransactionPartnerOrganizationName": "Lakeside"}}]
+    assert views.emts_submissions("3001", *q2) == [
+        {"block": "SellTransactionDetail", "date": "2024-04-10", "fields": {
+            **common, "SellReasonCode": "030", "TransactionPartnerOrganizationIdentifier": "2001",
+            "TransactionPartnerOrganizationName": "Gulf"}}]
+
+
+def test_an_unretire_has_no_block_in_the_export(ledger: Ledger) -> None:
+    """The schema's subset (projections/emts.xsd) has no unretire block: the export shows the
+    retirement and nothing for its reversal."""
+    ok(ledger, RETIRE, UNRETIRE)
+    blocks = Views(ledger).emts_submissions("3001", date(2025, 1, 1), date(2025, 12, 31))
+    assert [b["block"] for b in blocks] == ["RetireTransactionDetail"]
 
 
 def test_an_unretired_retirement_is_reinstated(ledger: Ledger) -> None:
