@@ -42,11 +42,16 @@ def data_folder(data: str | os.PathLike[str] | None = None) -> Path:
     return Path(data or os.environ.get(DATA_VARIABLE) or DEFAULT_DATA)
 
 
+#: the data folder a PostgreSQL ledger was opened with (`Ledger(data, store=url)`): its read
+#: models, head.json and keys live there, not in RIN_DATA or ./rin-data
+DATA_FOLDER = "RIN_DATA_FOLDER"
+
+
 def store_folder(env: dict[str, Any]) -> Path:
     """The folder of the store configured by `env`: its SQLite file's, or for PostgreSQL
     (which has none) the data folder, where the read models and keys go."""
     events = env.get("SQLITE_DBNAME")
-    return Path(events).parent if events else data_folder()
+    return Path(events).parent if events else data_folder(env.get(DATA_FOLDER))
 
 
 def trade_window(window: int | None = None, env: dict[str, str] | None = None) -> int:
@@ -84,6 +89,7 @@ def store_env(
             "POSTGRES_PASSWORD": unquote(url.password or ""),
             "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER_TOPIC,
             "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
+            **({DATA_FOLDER: os.fspath(data)} if data is not None else {}),
         }
     folder = data_folder(data)
     folder.mkdir(parents=True, exist_ok=True)
