@@ -7,7 +7,10 @@ Holdings at the start and end come from the holdings history (projections/holdin
 flows in between from the transaction report's rows (projections/rin_transactions.py): two read
 models, so the identity per row and vintage class,
     end = start + purchased − sold − retired + generated (assigned row) ∓ separated,
-is a real check (`rin verify`, projections/activity_check.py), not true by construction.
+is a real check (`rin verify`, projections/activity_check.py), not true by construction. A
+reversed trade (EMTS remedial buy/sell, §80.1452(d)) is purchased back by the party that gave the
+RINs and sold back by the one that got them; an unretired retirement's RINs are `reinstated`
+(§80.1451(c)(2)(xvii)) and add to the end: + reinstated in the identity.
 Vintages older than Y − 1 appear in no column. A delayed-RIN batch generated in Y of vintage
 Y − 1 (§80.1426(g)(10)) counts in `generated` and in the prior class's identity.
 """
@@ -37,8 +40,9 @@ COLUMNS = [
     "prior_separated", "current_end", "prior_end", "generated", "fuel_end", "reinstated",
 ]
 AMOUNTS = COLUMNS[4:]
-#: the transaction types that are flows of the report, by the column they are summed in
-FLOWS = {"buy": "purchased", "sell": "sold", "retire": "retired", "separate": "separated"}
+#: the flows reported per vintage class (rin_transactions `flow`); `generated` and
+#: `reinstated` are reported once per row, summed over the two classes
+FLOWS = ("purchased", "sold", "retired", "separated")
 Slot = tuple[int, int]  # (K, vintage)
 
 
@@ -51,7 +55,7 @@ def quarter_days(year: int) -> list[date]:
 @dataclass
 class QuarterActivity:
     """One party's quarter: holdings per (K, vintage) at its start and end, flows per
-    (transaction type, K, vintage), invalid gallon-RINs retired per (K, vintage), fuel at end."""
+    (activity column, K, vintage), invalid gallon-RINs retired per (K, vintage), fuel at end."""
 
     party: str
     year: int
@@ -64,7 +68,7 @@ class QuarterActivity:
 
     def generated(self, k: int, vintage: int) -> int:
         """RINs generated into (K, vintage): always assigned, K=1 (§80.1426(e))."""
-        return self.flows[("generate", 1, vintage)] if k == 1 else 0
+        return self.flows[("generated", 1, vintage)] if k == 1 else 0
 
     def rows(self) -> list[dict[str, Any]]:
         """The report's two rows, `assigned` then `separated`."""
@@ -76,33 +80,36 @@ class QuarterActivity:
                 vintage = self.year - back
                 row[f"{name}_start"] = self.start[(k, vintage)]
                 row[f"{name}_end"] = self.end[(k, vintage)]
-                for kind, column in FLOWS.items():  # a separation's RINs are named K=1
-                    row[f"{name}_{column}"] = self.flows[(kind, 1 if kind == "separate" else k,
-                                                          vintage)]
+                for column in FLOWS:  # a separation's RINs are named K=1
+                    row[f"{name}_{column}"] = self.flows[(column, 1 if column == "separated"
+                                                          else k, vintage)]
                 row[f"{name}_retired_invalid"] = self.invalid[(k, vintage)]
             row["generated"] = sum(self.generated(k, self.year - back) for _, back in CLASSES)
             row["fuel_end"] = self.fuel_end
-            row["reinstated"] = 0  # no reinstatement of 2009-2010 RINs is recorded
+            row["reinstated"] = sum(self.flows[("reinstated", k, self.year - back)]
+                                    for _, back in CLASSES)
             out.append({column: row[column] for column in COLUMNS})
         return out
 
     def identity_problems(self) -> list[str]:
-        """Each row and class whose end ≠ start + purchased − sold − retired + generated ∓
-        separated (§80.1451(c)(2)(iii)-(xv)), naming the numbers."""
+        """Each row and class whose end ≠ start + purchased − sold − retired + reinstated +
+        generated ∓ separated (§80.1451(c)(2)(iii)-(xvii)), naming the numbers."""
         problems = []
         for (assignment, k), row in zip(ASSIGNMENTS, self.rows(), strict=True):
             sign = -1 if k == 1 else 1  # out of the assigned row, into the separated row
             for name, back in CLASSES:
                 expected = (
                     row[f"{name}_start"] + row[f"{name}_purchased"] - row[f"{name}_sold"]
-                    - row[f"{name}_retired"] + self.generated(k, self.year - back)
+                    - row[f"{name}_retired"] + self.flows[("reinstated", k, self.year - back)]
+                    + self.generated(k, self.year - back)
                     + sign * row[f"{name}_separated"]
                 )
                 if expected != row[f"{name}_end"]:
                     problems.append(
                         f"§80.1451(c)(2): party {self.party} {self.year} Q{self.quarter} "
                         f"{assignment} {name}-year RINs end at {row[f'{name}_end']:,} but start "
-                        f"+ purchased − sold − retired + generated ∓ separated is {expected:,}"
+                        f"+ purchased − sold − retired + reinstated + generated ∓ separated is "
+                        f"{expected:,}"
                     )
         return problems
 
@@ -138,11 +145,11 @@ def rin_quarters(db: Database, party: str, year: int, known_at: int | None = Non
             quarter.start[slot] = row[f"b{i}"]
             quarter.end[slot] = row[f"b{i + 1}"]
     for row in db.query(
-        "SELECT quarter, type, k, vintage, SUM(gallon_rins) AS n FROM rin_transactions "
+        "SELECT quarter, flow, k, vintage, SUM(gallon_rins) AS n FROM rin_transactions "
         "WHERE party = ? AND year = ? AND vintage IN (?, ?) AND notification_id <= ? "
-        "GROUP BY quarter, type, k, vintage", [party, year, *vintages, last],
+        "GROUP BY quarter, flow, k, vintage", [party, year, *vintages, last],
     ):
-        quarters[row["quarter"] - 1].flows[(row["type"], row["k"], row["vintage"])] = row["n"]
+        quarters[row["quarter"] - 1].flows[(row["flow"], row["k"], row["vintage"])] = row["n"]
     return quarters
 
 

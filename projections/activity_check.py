@@ -1,9 +1,9 @@
 """`rin verify`'s check of the RIN Activity Report (§80.1451(c)(2)) for every party and quarter.
 
 For each party, every quarter from the first year it held or moved a RIN to the last: each row
-and vintage class ends where start + purchased − sold − retired + generated ∓ separated puts it,
-each quarter starts where the one before ended, and a Q1's prior-year start is the previous
-year's Q4 current-year end. Holdings and flows come from two read models
+and vintage class ends where start + purchased − sold − retired + reinstated + generated ∓
+separated puts it, each quarter starts where the one before ended, and a Q1's prior-year
+start is the previous year's Q4 current-year end. Holdings and flows come from two read models
 (projections/activity.py), so a flow a projector drops or a holding it mis-signs is found.
 """
 

@@ -5,8 +5,10 @@ quarter's activity report compared with its roll-forward recomputed from the log
 (§80.1464(a)(3)(ii), (b)(3)(ii), (c)(2)(ii); projections/rollforward.py).
 
 A transaction is one of the party's rows of the transaction report (projections/
-rin_transactions.py) grouped by its id; the population is those dated in the year, in log
-order. The same party, year, seed and known-at point always draw the same sample.
+rin_transactions.py) grouped by its id; a type's population is those dated in the year whose
+RINs are a flow of that column of the activity report (a reversed trade is a remedial purchase
+or sale, an unretired retirement a reinstatement), in log order. The same party, year, seed
+and known-at point always draw the same sample.
 """
 
 from __future__ import annotations
@@ -19,10 +21,8 @@ from sqlite_utils import Database
 from projections.activity import AMOUNTS, QuarterActivity, year_activity
 from projections.rin_transactions import upto
 
-#: the §80.1464 transaction types → the transaction report's type (no reinstatement of 2009 or
-#: 2010 RINs is recorded, so that population is empty)
-TYPES = {"purchased": "buy", "sold": "sell", "retired": "retire", "separated": "separate",
-         "reinstated": None}
+#: the §80.1464 transaction types, each the transaction report's `flow` of that name
+TYPES = ("purchased", "sold", "retired", "separated", "reinstated")
 #: §80.127(b)(1) Option 1: (least population, sample size), largest first; below 26 the sample
 #: is the population or 19, whichever is smaller
 SAMPLE_SIZES = ((66, 29), (41, 25), (26, 20))
@@ -40,14 +40,12 @@ def sample_size(population: int) -> int:
     return min(population, SMALL_SAMPLE)
 
 
-def population(db: Database, party: str, year: int, kind: str | None, known_at: int | None
+def population(db: Database, party: str, year: int, kind: str, known_at: int | None
                ) -> list[str]:
     """The ids of the party's transactions of `kind` dated in `year`, in log order."""
-    if kind is None:
-        return []
     return [row["transaction"] for row in db.query(
         "SELECT \"transaction\", MIN(notification_id) AS first FROM rin_transactions "
-        "WHERE party = ? AND year = ? AND type = ? AND notification_id <= ? "
+        "WHERE party = ? AND year = ? AND flow = ? AND notification_id <= ? "
         "GROUP BY \"transaction\" ORDER BY first", [party, year, kind, upto(known_at)],
     )]
 
@@ -70,8 +68,8 @@ def attest(db: Database, party: str, year: int, seed: int, recomputed: list[Quar
     and assignment comparing the activity report with `recomputed` (the roll-forward)."""
     blank = dict.fromkeys(COLUMNS)
     rows = []
-    for name, kind in TYPES.items():
-        ids = population(db, party, year, kind, known_at)
+    for name in TYPES:
+        ids = population(db, party, year, name, known_at)
         rows.append({**blank, "party": party, "year": year, "type": name,
                      "population": len(ids), "sample_size": sample_size(len(ids)),
                      "sampled": draw(ids, seed, party, year, name)})

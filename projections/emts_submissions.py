@@ -1,6 +1,7 @@
 """Each party's EMTS submissions (§80.1452(b)-(c)), the rows `rin export --format emts-xml`
 writes as EMTS 3.0 blocks (reference.md §8): generations, separations, retirements, sells and
-buys. A fast-path `transfer` is a sell by the seller and a buy by the buyer; a posted sell or buy
+buys. A fast-path `transfer` is a sell by the seller and a buy by the buyer, and a reversed trade
+a remedial sell and buy back (`REMEDIAL`); a posted sell or buy
 is exported only once completed (trade_closings). Blocks carry no serials: each names the
 batches its RINs came from (the "unique" form, §80.1453(a)(11)(i)(B)).
 
@@ -42,7 +43,11 @@ SUBMISSIONS = Table(
 )
 TABLES = (SUBMISSIONS,)
 KINDS = frozenset({"generated", "separated", "retired", "trade_posted", "transferred_out",
-                   "transferred_in"})
+                   "transferred_in", "trade_reversed_out", "trade_reversed_in"})
+#: a reversed trade (§80.1452(d)) is an EMTS remedial trade: a sell back by the party that got
+#: the RINs and a buy back by the one that gave them, with its remedial code (030, 080). An
+#: unretire has no block in the schema's subset (projections/emts.xsd), so it is not exported.
+REMEDIAL = frozenset({"trade_reversed_out", "trade_reversed_in"})
 
 
 def text(value: Any) -> str | None:
@@ -103,16 +108,19 @@ def project(fact: Fact, batch: Batch) -> None:
                 [[event.company, event.facility, event.batch]] if event.batch else []),
         }
         rows.append((f"{side}TransactionDetail", event.client_id, event.partner, fields))
-    elif kind.startswith("transferred_") and not event.postings:  # the fast path
-        side = "Sell" if kind == "transferred_out" else "Buy"
+    elif kind in REMEDIAL or (kind.startswith("transferred_") and not event.postings):
+        # the fast path, or a remedial trade: the sell at the party the RINs leave
+        side = "Sell" if kind.endswith("_out") else "Buy"
         single = len(groups(event.rins)) == 1
+        code = event.reason_code if kind in REMEDIAL else event.trade_reason_code
         for (vintage, d_code, k), blocks in groups(event.rins).items():
             rows.append((f"{side}TransactionDetail", None, fact.counterparty, {
                 **attributes(vintage, d_code, blocks), "AssignmentCode": k,
                 "BatchVolume": text(event.volume) if single else None,
-                f"{side}ReasonCode": f"{event.trade_reason_code:03d}",
-                "RINPriceAmount": text(event.price), "TransferDate": fact.effective_date,
-                "PTDNumber": event.ptd, "MatchingTransactionIdentifier": event.client_id,
+                f"{side}ReasonCode": f"{code:03d}",
+                "RINPriceAmount": text(getattr(event, "price", None)),
+                "TransferDate": fact.effective_date, "PTDNumber": getattr(event, "ptd", None),
+                "MatchingTransactionIdentifier": event.client_id,
             }))
     elif kind in ("separated", "retired"):
         single = len(groups(event.rins)) == 1

@@ -5,8 +5,11 @@ generation by fuel and source (domestic or import).
 Rows are one per event and block, each with its notification id, so a table can be summed as
 the ledger stood at any earlier point (`--known-at`). A block counts in the assignment state it
 is in now: a separation moves its gallon-RINs from the `assigned` row to the `separated` one;
-a retired block stays counted in the state it was retired in. Expired RINs (§80.1428(c)) are
-not retired, so they count as available. No lock events exist yet: `locked` is 0 until they do.
+a retired block stays counted in the state it was retired in, until a reversal unretires it
+(EMTS unretire, §80.1452(d)): then it is not retired, in either table. Expired RINs
+(§80.1428(c)) are not retired, so they count as available. `locked` counts the gallon-RINs not
+retired of every batch a lock holds (§80.1474(b)(1)), in the state they are in: a locked batch's
+RINs cannot move, separate or retire, so that state is the one they were locked in.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from projections.batch import Batch
-from projections.facts import Fact
+from projections.facts import BATCH, Fact
 from projections.schema import Table, View
 
 ASSIGNMENT = {1: "assigned", 2: "separated"}
@@ -28,12 +31,12 @@ STATES = Table(
     {
         "notification_id": (int, "position of the event in the notification log"),
         "seq": (int, "index of the row within the event"),
+        "batch": (str, "batch identity YYYYCCCCFFFFFBBBBB (§80.1425(e)): locks hold batches"),
         "vintage": (int, "RIN year"),
         "d_code": (int, "D code"),
         "assignment": (str, "assigned (K=1) or separated (K=2)"),
         "generated": (int, "gallon-RINs generated now in this state (+), or moved out (−)"),
-        "retired": (int, "gallon-RINs retired in this state"),
-        "locked": (int, "gallon-RINs locked (+) or unlocked (−) in this state"),
+        "retired": (int, "gallon-RINs retired in this state (+), or unretired (−)"),
     },
     pk=("notification_id", "seq"),
 )
@@ -43,6 +46,7 @@ REASONS = Table(
     {
         "notification_id": (int, "position of the event in the notification log"),
         "seq": (int, "index of the block within the event"),
+        "command": (str, "the id of the command, which a reversal names (§80.1452(d))"),
         "kind": (str, "separation or retirement"),
         "year": (int, "calendar year of the effective date"),
         "d_code": (int, "D code"),
@@ -70,16 +74,28 @@ GENERATION = Table(
     pk=("notification_id",),
 )
 TABLES = (STATES, REASONS, GENERATION)
-KINDS = frozenset({"generated", "separated", "retired"})
+KINDS = frozenset({"generated", "separated", "retired", "unretired"})
 AVAILABLE_COLUMNS = ["vintage", "d_code", "assignment", "generated", "retired", "locked",
                      "available"]
 REASON_COLUMNS = ["year", "d_code", "reason", "gallon_rins"]
 GENERATION_COLUMNS = ["year", "d_code", "fuel", "source", "gallon_rins", "volume"]
 TABLE_NAMES = ("available", "separations", "retirements", "generation")
+#: the batches a lock holds as known at notification {known}: a lock no later unlock lifted (an
+#: unlock names the holders it lifts, ledger/domain/batch_status.py)
+_LOCKED = ("SELECT l.batch FROM batch_events l WHERE l.event = 'locked' "
+           "AND l.notification_id <= {known} AND NOT EXISTS (SELECT 1 FROM batch_events u "
+           "WHERE u.batch = l.batch AND u.event = 'unlocked' AND u.notification_id > "
+           "l.notification_id AND u.notification_id <= {known} "
+           "AND u.lifted LIKE '%\"' || l.holder || '\"%')")
+_HELD = "CASE WHEN batch IN (" + _LOCKED + ") THEN generated - retired ELSE 0 END"
 _AVAILABLE = ("SELECT vintage, d_code, assignment, sum(generated) AS generated, "
-              "sum(retired) AS retired, sum(locked) AS locked, "
-              "sum(generated) - sum(retired) - sum(locked) AS available FROM market_states "
-              "{where} GROUP BY vintage, d_code, assignment")
+              "sum(retired) AS retired, sum(" + _HELD + ") AS locked, "
+              "sum(generated) - sum(retired) - sum(" + _HELD + ") AS available "
+              "FROM market_states WHERE notification_id <= {known} "
+              "GROUP BY vintage, d_code, assignment")
+#: a retirement a reversal unretired as known at notification ? no longer counts
+_STANDING = ("(kind = 'separation' OR command IS NULL OR command NOT IN (SELECT reverses FROM "
+             "unretired_blocks WHERE notification_id <= ?))")
 AVAILABLE = View(
     "market_available",
     "EPA's available-RINs table: gallon-RINs generated, retired, locked and available "
@@ -88,10 +104,10 @@ AVAILABLE = View(
         "vintage": "RIN year", "d_code": "D code", "assignment": "assigned or separated",
         "generated": "gallon-RINs generated, counted in the state they are in now",
         "retired": "gallon-RINs retired, in the state they were retired in",
-        "locked": "gallon-RINs locked (0: the ledger records no locks yet)",
+        "locked": "gallon-RINs not retired of the batches a lock holds now (§80.1474(b)(1))",
         "available": "generated − retired − locked; expired RINs count as available",
     },
-    _AVAILABLE.format(where=""),
+    _AVAILABLE.format(known=2**62),
 )
 VIEWS = (AVAILABLE,)
 #: an import: the batch names its foreign producer, or its generator is registered as an
@@ -110,25 +126,31 @@ def project(fact: Fact, batch: Batch) -> None:
     event, n, day = fact.event, fact.notification_id, fact.effective_date or ""
     if fact.kind == "generated":
         block = event.rin
-        batch.add(STATES, (n, 0, block.key.vintage, block.key.d_code, ASSIGNMENT[block.key.k],
-                           block.gallon_rins, 0, 0))
+        batch.add(STATES, (n, 0, fact.codes[0][BATCH], block.key.vintage, block.key.d_code,
+                           ASSIGNMENT[block.key.k], block.gallon_rins, 0))
         batch.add(GENERATION, (n, fact.party, int(day[:4]), event.d_code,
                                str(event.fuel), event.details.get("foreign_producer"),
                                block.gallon_rins, str(event.standardized_volume)))
         return
+    if fact.kind == "unretired":  # retired no more, in the state it returns to (§80.1452(d))
+        for seq, (block, code) in enumerate(zip(fact.blocks, fact.codes, strict=True)):
+            batch.add(STATES, (n, seq, code[BATCH], block.key.vintage, block.key.d_code,
+                               ASSIGNMENT[block.key.k], 0, -block.gallon_rins))
+        return
     kind = "separation" if fact.kind == "separated" else "retirement"
     year, reason = int(day[:4]), reason_of(event)
-    for seq, block in enumerate(fact.blocks):
-        key = block.key
-        batch.add(REASONS, (n, seq, kind, year, key.d_code, reason, block.gallon_rins))
+    for seq, (block, code) in enumerate(zip(fact.blocks, fact.codes, strict=True)):
+        key, name = block.key, code[BATCH]
+        batch.add(REASONS, (n, seq, event.client_id, kind, year, key.d_code, reason,
+                            block.gallon_rins))
         if kind == "separation":  # K=1 → K=2 (§80.1429(c)): moved from assigned to separated
-            batch.add(STATES, (n, 2 * seq, key.vintage, key.d_code, "assigned",
-                               -block.gallon_rins, 0, 0))
-            batch.add(STATES, (n, 2 * seq + 1, key.vintage, key.d_code, "separated",
-                               block.gallon_rins, 0, 0))
-        else:
-            batch.add(STATES, (n, seq, key.vintage, key.d_code, ASSIGNMENT[key.k], 0,
+            batch.add(STATES, (n, 2 * seq, name, key.vintage, key.d_code, "assigned",
+                               -block.gallon_rins, 0))
+            batch.add(STATES, (n, 2 * seq + 1, name, key.vintage, key.d_code, "separated",
                                block.gallon_rins, 0))
+        else:
+            batch.add(STATES, (n, seq, name, key.vintage, key.d_code, ASSIGNMENT[key.k], 0,
+                               block.gallon_rins))
 
 
 def known(known_at: int | None) -> int:
@@ -137,17 +159,17 @@ def known(known_at: int | None) -> int:
 
 def available(db: Database, known_at: int | None = None) -> list[dict[str, Any]]:
     """Rows `vintage, d_code, assignment, generated, retired, locked, available`."""
-    sql = _AVAILABLE.format(where="WHERE notification_id <= ?")
-    return [dict(row) for row in db.query(
-        f"{sql} ORDER BY vintage, d_code, assignment", [known(known_at)])]
+    sql = _AVAILABLE.format(known=int(known(known_at)))
+    return [dict(row) for row in db.query(f"{sql} ORDER BY vintage, d_code, assignment")]
 
 
 def by_reason(db: Database, kind: str, known_at: int | None = None) -> list[dict[str, Any]]:
-    """Rows `year, d_code, reason, gallon_rins` of separations or retirements."""
+    """Rows `year, d_code, reason, gallon_rins` of separations or retirements (a retirement
+    unretired by then not among them)."""
     rows = db.query(
         "SELECT year, d_code, reason, sum(gallon_rins) AS gallon_rins FROM market_reasons "
-        "WHERE kind = ? AND notification_id <= ? GROUP BY year, d_code, reason "
-        "ORDER BY year, d_code, length(reason), reason", [kind, known(known_at)])
+        f"WHERE kind = ? AND notification_id <= ? AND {_STANDING} GROUP BY year, d_code, reason "
+        "ORDER BY year, d_code, length(reason), reason", [kind, known(known_at), known(known_at)])
     return [dict(row) for row in rows]
 
 

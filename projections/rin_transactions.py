@@ -1,6 +1,10 @@
 """The RIN Transaction Report (§80.1451(c)(1)): one row per transaction and block a party made.
 
-Types are §80.1451(c)(1)(iii)(D)'s: `generate`, `buy`, `sell`, `separate`, `retire`. Only what
+Types are §80.1451(c)(1)(iii)(D)'s: `generate`, `buy`, `sell`, `separate`, `retire`, and
+`reverse` for an EMTS remedial transaction (§80.1452(d)): a reversed trade (a remedial buy at
+the party that gave the RINs, a remedial sell at the one that got them, reason 030 or 080) or a
+reversed retirement (EMTS unretire, the retirement's own reason). Each row also names the
+activity report's column its RINs are summed in (`flow`). Only what
 moved is a transaction: a trade is a row when its RINs moved, so a two-sided trade appears once
 completed (§80.1452(c)) and a pending, cancelled, denied or expired posting never; a fast-path
 `transfer` is a `sell` for the seller and a `buy` for the buyer. A separation's row names the
@@ -26,7 +30,10 @@ TRANSACTIONS = Table(
         "notification_id": (int, "position of the event in the notification log"),
         "seq": (int, "index of the block within the event"),
         "party": (str, "4-digit company id of the submitting party"),
-        "type": (str, "generate, buy, sell, separate or retire (§80.1451(c)(1)(iii)(D))"),
+        "type": (str, "generate, buy, sell, separate, retire (§80.1451(c)(1)(iii)(D)) or reverse "
+                 "(an EMTS remedial transaction, §80.1452(d))"),
+        "flow": (str, "the activity report's column the RINs are summed in (§80.1451(c)(2)): "
+                 "generated, purchased, sold, separated, retired or reinstated"),
         "date": (str, "the transaction date (ISO)"),
         "year": (int, "year of the transaction date"),
         "quarter": (int, "calendar quarter of the transaction date, 1-4"),
@@ -46,10 +53,18 @@ TRANSACTIONS = Table(
     indexes=(("party", "year", "quarter"),),
 )
 TABLES = (TRANSACTIONS,)
-#: the transaction type of each event kind (§80.1451(c)(1)(iii)(D))
-TYPES = {"generated": "generate", "transferred_in": "buy", "transferred_out": "sell",
-         "separated": "separate", "retired": "retire"}
+#: the transaction type (§80.1451(c)(1)(iii)(D)) of each event kind and the activity report's
+#: column (§80.1451(c)(2)) it is a flow of: a reversed trade is a remedial buy or sell, so its
+#: RINs are purchased back by the party that gave them and sold back by the one that got them;
+#: an unretired retirement's RINs are reinstated (docs/reports.md)
+TYPES = {"generated": ("generate", "generated"), "transferred_in": ("buy", "purchased"),
+         "transferred_out": ("sell", "sold"), "separated": ("separate", "separated"),
+         "retired": ("retire", "retired"), "trade_reversed_in": ("reverse", "purchased"),
+         "trade_reversed_out": ("reverse", "sold"), "unretired": ("reverse", "reinstated")}
 KINDS = frozenset(TYPES)
+#: the kinds whose reason is an EMTS buy/sell code, written with three digits
+TRADE_KINDS = frozenset({"transferred_in", "transferred_out", "trade_reversed_in",
+                         "trade_reversed_out"})
 #: the report's columns: design.md "Release 2 details", then the transaction's id
 COLUMNS = ["party", "type", "date", "partner", "rin", "k", "gallon_rins", "price",
            "gallon_price", "reason", "broker", "id"]
@@ -63,17 +78,18 @@ def quarter_of(iso_date: str) -> int:
 
 
 def reason_of(kind: str, event: Any) -> str | None:
-    """The EMTS reason code as reference.md §5 writes it: three digits for a buy or sell, the
-    plain number for a separation or retirement; a generation has none."""
-    if kind in ("transferred_in", "transferred_out"):
-        return f"{event.trade_reason_code:03d}"
-    code = getattr(event, "reason_code", None)
-    return None if code is None else str(code)
+    """The EMTS reason code as reference.md §5 writes it: three digits for a buy or sell (a
+    reversed trade's remedial 030 or 080 too), the plain number for a separation or retirement
+    (an unretired one's is the retirement's own); a generation has none."""
+    code = getattr(event, "trade_reason_code", getattr(event, "reason_code", None))
+    if code is None:
+        return None
+    return f"{code:03d}" if kind in TRADE_KINDS else str(code)
 
 
 def project(fact: Fact, batch: Batch) -> None:
     event, kind = fact.event, fact.kind
-    kind_type = TYPES[kind]
+    kind_type, flow = TYPES[kind]
     postings = getattr(event, "postings", None)
     posting = postings[OWN_POSTING[kind_type]] if postings else None
     transaction = posting or event.client_id or f"#{fact.notification_id}"
@@ -83,8 +99,9 @@ def project(fact: Fact, batch: Batch) -> None:
     for seq, (block, code) in enumerate(zip(fact.blocks, fact.codes, strict=True)):
         key = block.key
         batch.add(TRANSACTIONS, (
-            fact.notification_id, seq, fact.party, kind_type, day, int(day[:4]), quarter_of(day),
-            transaction, posting, fact.counterparty, code, key.d_code, key.vintage, key.k,
+            fact.notification_id, seq, fact.party, kind_type, flow, day, int(day[:4]),
+            quarter_of(day), transaction, posting, fact.counterparty, code, key.d_code,
+            key.vintage, key.k,
             block.gallon_rins, None if price is None else str(price), reason_of(kind, event),
         ))
 

@@ -23,6 +23,9 @@ from projections.activity import QuarterActivity, quarter_days
 from projections.runner import TOPICS
 
 Change = tuple[str, int, int, int]  # (ISO date, K, vintage, signed gallon-RINs)
+#: the events that move RINs (and K=1 fuel) between two parties: trades and their reversals
+TRADES = (Party.TransferredIn, Party.TransferredOut, Party.TradeReversedIn,
+          Party.TradeReversedOut)
 
 
 @dataclass
@@ -47,22 +50,24 @@ class PartyLog:
         """One event of the party, by its class and fields."""
         day = event.effective_date.isoformat() if getattr(event, "effective_date", None) else ""
         if isinstance(event, Party.Generated):
-            self.flows.append((day, "generate", 1, event.rin.key.vintage, event.rin.gallon_rins))
+            self.flows.append((day, "generated", 1, event.rin.key.vintage, event.rin.gallon_rins))
         elif isinstance(event, Party.Assigned):
             self.move(day, None, event.rins, 1)
             self.fuel.append((day, event.volume))
-        elif isinstance(event, Party.TransferredIn | Party.TransferredOut):
-            sign = 1 if isinstance(event, Party.TransferredIn) else -1
-            self.move(day, "buy" if sign > 0 else "sell", event.rins, sign)
+        elif isinstance(event, TRADES):  # a reversed trade: a remedial buy or sell (§80.1452(d))
+            sign = 1 if isinstance(event, Party.TransferredIn | Party.TradeReversedIn) else -1
+            self.move(day, "purchased" if sign > 0 else "sold", event.rins, sign)
             self.fuel.append((day, sign * (event.volume or Decimal(0))))
         elif isinstance(event, Party.Separated):
-            self.move(day, "separate", event.rins, -1)
+            self.move(day, "separated", event.rins, -1)
             self.move(day, None, [RinBlock(b.key.with_k(2), b.start, b.end) for b in event.rins],
                       1)
             self.fuel.append((day, -event.fuel_used))
         elif isinstance(event, Party.Retired):
-            self.move(day, "retire", event.rins, -1)
+            self.move(day, "retired", event.rins, -1)
             self.retired.extend((day, block) for block in event.rins)
+        elif isinstance(event, Party.Unretired):  # EMTS unretire: held again, reinstated
+            self.move(day, "reinstated", event.rins, 1)
         elif isinstance(event, Party.FuelMoved):
             delivered = event.direction == "delivered"
             self.fuel.append((day, -event.volume if delivered else event.volume))

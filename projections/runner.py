@@ -68,8 +68,9 @@ SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS, *market_tables.
 #: unretired_blocks, and compliance_retirements without the retirements they returned;
 #: 7: batch_events, QAP verifications and locks, §80.1471(e), §80.1474(b)(1);
 #: 8: rin_transactions and generated_batches, §80.1451(b)-(c);
-#: 9: late_submissions, market_states, market_reasons, market_generation, emts_submissions)
-LAYOUT = 9
+#: 9: late_submissions, market_states, market_reasons, market_generation, emts_submissions;
+#: 10: rin_transactions `flow` and its reversals, §80.1452(d))
+LAYOUT = 10
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: the topics of every event class of the aggregates the views follow: the CommandRecords, a

@@ -85,9 +85,10 @@ SEPARATIONS = Query(
 )
 RETIREMENTS = Query(
     "retirements_by_reason", "Retirements by reason code (EPA's table)",
-    "Gallon-RINs retired per year, D code and EMTS reason code. "
-    "`rin market --table retirements`.",
-    SEPARATIONS.sql.replace("'separation'", "'retirement'"),
+    "Gallon-RINs retired per year, D code and EMTS reason code, without the retirements a "
+    "reversal unretired (§80.1452(d)). `rin market --table retirements`.",
+    SEPARATIONS.sql.replace("'separation'", "'retirement' AND (command IS NULL OR command NOT IN "
+                            "(SELECT reverses FROM unretired_blocks))"),
 )
 ACTIVITY_REPORT = Query(
     "activity_report", "A party's RIN Activity Report (§80.1451(c)(2))",

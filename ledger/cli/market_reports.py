@@ -1,7 +1,8 @@
 """The `rin` reports of §80.1452 and EPA's public data: `late` (submission deadlines), `market`
 (EPA's RIN tables) and `export --format emts-xml` (a party's EMTS 3.0 submissions). Each brings
 the views up to date, takes `--known-at`, and carries the chain head it was computed at
-(ledger/cli/report_head.py)."""
+(ledger/cli/report_head.py): on each row of `late` and `market` (printed in the format asked
+for, `tabular`), in the XML comment and on standard error for `export`."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import orjson
 import typer
 
 from ledger.cli import arguments
 from ledger.cli.options import err
-from ledger.cli.report_head import show_at
-from ledger.cli.reports import CsvOpt, JsonOpt, YearOpt, open_views
+from ledger.cli.output import tabular, without_table_flag
+from ledger.cli.report_head import certified, certified_head, title_of
+from ledger.cli.reports import YearOpt
 from projections import emts_xml, late, market_tables
 
 app = typer.Typer()
@@ -24,24 +27,26 @@ FORMATS = ("emts-xml",)
 
 
 @app.command("late")
+@tabular
 def late_report(
     ctx: typer.Context, year: YearOpt,
     only_late: Annotated[bool, typer.Option("--late-only", help="only the late ones")] = False,
-    known_at: KnownAtOpt = None, as_json: JsonOpt = False, as_csv: CsvOpt = False,
+    known_at: KnownAtOpt = None,
 ) -> None:
     """§80.1452(b)-(c) deadlines: each submission dated in the year against when it was recorded
     (5 business days, 10 for a buy; a transfer is a sell and a buy)."""
-    position = arguments.known_at(known_at)
-    show_at(ctx, position, lambda views, at: views.late(year, at, only_late), late.COLUMNS,
-            as_json, as_csv, f"Submissions dated {year} (§80.1452)")
+    certified(ctx, arguments.known_at(known_at),
+              lambda views, at: views.late(year, at, only_late), late.COLUMNS,
+              f"Submissions dated {year} (§80.1452)")
 
 
 @app.command("market")
+@without_table_flag
 def market_report(
     ctx: typer.Context,
     table: Annotated[str, typer.Option(
         "--table", help=f"one of {', '.join(market_tables.TABLE_NAMES)}")],
-    known_at: KnownAtOpt = None, as_json: JsonOpt = False, as_csv: CsvOpt = False,
+    known_at: KnownAtOpt = None,
 ) -> None:
     """EPA's public RIN tables: available (generated − retired − locked by vintage, D code and
     assignment), separations and retirements by reason code, generation by fuel and source."""
@@ -49,9 +54,9 @@ def market_report(
         raise typer.BadParameter(
             f"a table is one of {', '.join(market_tables.TABLE_NAMES)}, got {table[:40]!r}",
             param_hint="--table")
-    position = arguments.known_at(known_at)
-    show_at(ctx, position, lambda views, at: views.market_table(table, at),
-            market_tables.columns(table), as_json, as_csv, f"RIN market: {table}")
+    certified(ctx, arguments.known_at(known_at),
+              lambda views, at: views.market_table(table, at), market_tables.columns(table),
+              f"RIN market: {table}")
 
 
 @app.command("export")
@@ -75,16 +80,15 @@ def export(
     assert company is not None and first is not None and last is not None  # options required
     if last < first:
         raise typer.BadParameter(f"--to {last} is before --from {first}", param_hint="--to")
-    position = arguments.known_at(known_at)
-    with open_views(ctx) as views:
-        at = views.known_position(position)
-        rows, head = views.emts_submissions(company, first, last, at), views.head_at(at)
-        created = views.recorded_on(at) or last
-    comment = (f"rin-ledger submissions of {company} dated {first} to {last}, at notification "
-               f"{head['notification_id']} head {head['hash']}")
+    (rows, created), head = certified_head(
+        ctx, arguments.known_at(known_at),
+        lambda views, at: (views.emts_submissions(company, first, last, at),
+                           views.recorded_on(at) or last))
+    comment = (f"rin-ledger submissions of {company} dated {first} to {last}; head "
+               f"{orjson.dumps(head).decode()}")
     document = emts_xml.document(company, created, rows, comment)
     if output is None:
         sys.stdout.buffer.write(document)
     else:
         output.write_bytes(document)
-        err.print(f"{output}: {len(rows):,} blocks, at notification {head['notification_id']:,}")
+        err.print(title_of(f"{output}: {len(rows):,} blocks", head))

@@ -72,12 +72,23 @@ LABELS = {
 
 def tabular(command: Callable[..., Any]) -> Callable[..., Any]:
     """A report command with the shared output options (see the module docstring)."""
+    return tabular_of(command, tuple(Format))
+
+
+def without_table_flag(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`tabular` for a report whose own `--table` option names one of its tables (`rin market
+    --table available`): the table is still its default format, `--table` is not a flag."""
+    return tabular_of(command, tuple(kind for kind in Format if kind is not Format.TABLE))
+
+
+def tabular_of(command: Callable[..., Any], formats: tuple[Format, ...]) -> Callable[..., Any]:
+    """A report command with the output options of `formats`."""
     added = {f"output_{kind}": option(f"output_{kind}", Annotated[bool, typer.Option(
-        f"--{kind}", help=HELP[kind], rich_help_panel="Output")], False) for kind in Format}
+        f"--{kind}", help=HELP[kind], rich_help_panel="Output")], False) for kind in formats}
 
     @contextmanager
     def around(ctx: typer.Context, given: dict[str, Any], own: dict[str, Any]) -> Iterator[None]:
-        token = CHOSEN.set(one_format([kind for kind in Format if given[f"output_{kind}"]]))
+        token = CHOSEN.set(one_format([kind for kind in formats if given[f"output_{kind}"]]))
         try:
             yield
         finally:

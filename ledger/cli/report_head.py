@@ -1,8 +1,9 @@
-"""The chain head a report was computed at (design.md "Release 2": a certified report can be
-proved against the store later), in the shape the §80.1451 reports use: a `head`
-field on every JSON or CSV row, `{"notification_id", "hash"}` (and `key`, `signature` on a signed
-store; in CSV as compact JSON), the head `rin verify --against` takes. A table names it in its
-title, and with `--json` or `--csv` standard error does too (an empty report has no row).
+"""The chain head a certified report was computed at (design.md "Release 2": each report can be
+proved against the store later), the one way every report command prints it: a `head` object on
+every row, `{"notification_id", "hash"}` and, on a signed store, the `key` and `signature` of
+the head row stored there (projections/report_head.py), which `rin verify --against` takes as
+it is. In CSV it is that object as compact JSON; a table names it in its title, and `--json`,
+`--csv` or `--nl` also print it on standard error (an empty report has no row to carry it).
 """
 
 from __future__ import annotations
@@ -15,27 +16,53 @@ import orjson
 import typer
 
 from ledger.cli.options import err
-from ledger.cli.output import emit
+from ledger.cli.output import CHOSEN, Format, emit
 from ledger.cli.reports import open_views
 from projections import Views
 
-
-def with_head(rows: Sequence[dict[str, Any]], head: dict[str, Any], as_csv: bool
-              ) -> list[dict[str, Any]]:
-    """Each row with the head (as compact JSON text for CSV)."""
-    value: Any = orjson.dumps(head).decode() if as_csv else head
-    return [{**row, "head": value} for row in rows]
+Rows = Callable[[Views, int], list[dict[str, Any]]]
+#: how a table shows a report's rows: as they are, or laid out anew (the activity report)
+Layout = Callable[[list[dict[str, Any]], list[str]], tuple[list[dict[str, Any]], list[str]]]
 
 
-def show_at(ctx: typer.Context, known_at: int | datetime | None,
-            rows_of: Callable[[Views, int], list[dict[str, Any]]], columns: Sequence[str],
-            as_json: bool, as_csv: bool, title: str) -> None:
-    """A report as the ledger stood at `known_at` (default: now), its rows carrying that head."""
+def as_they_are(rows: list[dict[str, Any]], columns: list[str]
+                ) -> tuple[list[dict[str, Any]], list[str]]:
+    return rows, columns
+
+
+def flat(value: Any) -> Any:
+    """A list or object as CSV text: ids space-separated, an object as compact JSON."""
+    if isinstance(value, list):
+        return " ".join(str(item) for item in value)
+    if isinstance(value, dict):
+        return orjson.dumps(value).decode()
+    return value
+
+
+def certified_head(ctx: typer.Context, known_at: int | datetime | None,
+                   work: Callable[[Views, int], Any]) -> tuple[Any, dict[str, Any]]:
+    """`work` done at the point `known_at` names (default: now) and the head there."""
     with open_views(ctx) as views:
         position = views.known_position(known_at)
-        rows, head = rows_of(views, position), views.head_at(position)
-    title = f"{title} — at notification {head['notification_id']:,}, head {head['hash']}"
-    if as_json or as_csv:  # an empty report has no row to carry its head
-        err.print(title, soft_wrap=True)
-        columns = [*columns, "head"]
-    emit(with_head(rows, head, as_csv), columns, as_json, as_csv, title)
+        return work(views, position), views.head_at(position)
+
+
+def title_of(title: str, head: dict[str, Any]) -> str:
+    return f"{title} — at notification {head['notification_id']:,}, head {head['hash']}"
+
+
+def certified(ctx: typer.Context, known_at: int | datetime | None, rows_of: Rows,
+              columns: Sequence[str], title: str, table: Layout = as_they_are) -> None:
+    """One report at one point of the log, in the format chosen (`tabular`), each row carrying
+    the head there."""
+    rows, head = certified_head(ctx, known_at, rows_of)
+    rows = [{**row, "head": head} for row in rows]
+    chosen, title = CHOSEN.get(), title_of(title, head)
+    if chosen is Format.TABLE:
+        shown, names = table(rows, list(columns))
+        emit(shown, names, title=title)
+        return
+    err.print(title)
+    if chosen is Format.CSV:
+        rows = [{column: flat(value) for column, value in row.items()} for row in rows]
+    emit(rows, [*columns, "head"], title=title)

@@ -37,21 +37,21 @@ UNSUPPORTED_OPTIONS = ("a PostgreSQL URL here is postgresql://user:password@host
                        "environment libpq reads (PGSSLMODE=require)")
 
 
-#: a PostgreSQL store's data folder (the `data` it was opened with): its read models, head file
-#: and keys live there, not in a folder every PostgreSQL store of the process shares
-DATA_FOLDER_KEY = "RIN_DATA_FOLDER"
-
-
 def data_folder(data: str | os.PathLike[str] | None = None) -> Path:
     """The data folder: `data`, else RIN_DATA, else `./rin-data` (not created here)."""
     return Path(data or os.environ.get(DATA_VARIABLE) or DEFAULT_DATA)
+
+
+#: the data folder a PostgreSQL ledger was opened with (`Ledger(data, store=url)`): its read
+#: models, head.json and keys live there, not in RIN_DATA or ./rin-data
+DATA_FOLDER = "RIN_DATA_FOLDER"
 
 
 def store_folder(env: dict[str, Any]) -> Path:
     """The folder of the store configured by `env`: its SQLite file's, or for PostgreSQL
     (which has none) the data folder, where the read models and keys go."""
     events = env.get("SQLITE_DBNAME")
-    return Path(events).parent if events else data_folder(env.get(DATA_FOLDER_KEY))
+    return Path(events).parent if events else data_folder(env.get(DATA_FOLDER))
 
 
 def trade_window(window: int | None = None, env: dict[str, str] | None = None) -> int:
@@ -89,7 +89,7 @@ def store_env(
             "POSTGRES_PASSWORD": unquote(url.password or ""),
             "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER_TOPIC,
             "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
-            DATA_FOLDER_KEY: str(data_folder(data)),
+            **({DATA_FOLDER: os.fspath(data)} if data is not None else {}),
         }
     folder = data_folder(data)
     folder.mkdir(parents=True, exist_ok=True)

@@ -167,10 +167,10 @@ def test_verify_finds_a_flow_the_activity_report_lost(tmp_path: Path) -> None:
     assert identity == [
         # assigned prior: 1,000 start − 0 separated = 1,000, but the holdings end at 0
         "§80.1451(c)(2): party 2001 2024 Q1 assigned prior-year RINs end at 0 but start + "
-        "purchased − sold − retired + generated ∓ separated is 1,000",
+        "purchased − sold − retired + reinstated + generated ∓ separated is 1,000",
         # separated prior: 1,000 − 500 sold + 0 separated = 500, but the holdings end at 1,500
         "§80.1451(c)(2): party 2001 2024 Q1 separated prior-year RINs end at 1,500 but start + "
-        "purchased − sold − retired + generated ∓ separated is 500",
+        "purchased − sold − retired + reinstated + generated ∓ separated is 500",
     ]
     assert any("rin_transactions differs from a rebuild" in p for p in problems)
 

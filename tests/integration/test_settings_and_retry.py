@@ -49,6 +49,15 @@ def test_a_postgresql_store_keeps_its_views_in_the_data_folder(
     assert store_folder(env) == tmp_path / "views-here"
 
 
+def test_a_postgresql_ledger_given_a_data_folder_keeps_its_views_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Ledger(data, store=url)`: the views, head and keys go in `data`, not in RIN_DATA or
+    ./rin-data, where two ledgers on two PostgreSQL schemas would share one views file."""
+    monkeypatch.setenv("RIN_DATA", str(tmp_path / "shared"))
+    env = store_env(tmp_path / "mine", "postgresql://u@db.example/ledger")
+    assert store_folder(env) == tmp_path / "mine"
+
+
 def test_url_options_are_refused_not_dropped() -> None:
     with pytest.raises(ValueError, match="PGSSLMODE"):
         store_env(store="postgresql://u@h/db?sslmode=require")

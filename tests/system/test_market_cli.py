@@ -1,6 +1,6 @@
 """`rin late`, `rin market` and `rin export` on the command line: JSON and CSV rows carry the
-chain head they were computed at (`head`: `{"notification_id", "hash"}`), which `rin verify
---against` accepts;
+chain head they were computed at (a `head` object, as every report's), which `rin verify
+--against` accepts; `--table`/`--json`/`--csv`/`--nl` are the shared output options;
 `--known-at` gives the report and head of an earlier point; a bad argument exits 2 naming the
 option, before any store is opened."""
 
@@ -89,7 +89,10 @@ def test_export_writes_xml_to_a_file(rin: Rin, tmp_path: Path) -> None:
         "UserLoginText", "SubmittalCreationDate", "OrganizationIdentifier",
         "SubmittalCommentText"]
     assert root.findtext(f"{{{NAMESPACE}}}OrganizationIdentifier") == "1001"
-    assert "head" in (root.findtext(f"{{{NAMESPACE}}}SubmittalCommentText") or "")
+    comment = root.findtext(f"{{{NAMESPACE}}}SubmittalCommentText") or ""
+    with Ledger(tmp_path / "data") as ledger:
+        head = ledger.head()
+    assert json.loads(comment.split("; head ", 1)[1]) == head  # the head `verify --against` takes
 
 
 @pytest.mark.parametrize(("args", "named"), [
@@ -109,3 +112,12 @@ def test_a_bad_argument_exits_2_naming_it(tmp_path: Path, args: list[str], named
     assert result.exit_code == 2
     assert named in result.stderr and "Traceback" not in result.stderr + result.stdout
     assert not (tmp_path / "none" / "events.sqlite").exists()
+
+
+@pytest.mark.parametrize("report", [["market", "--table", "available"], ["late", "--year", "2024"]])
+def test_one_output_option_two_at_once_exit_2(rin: Rin, report: list[str]) -> None:
+    code, out, _ = rin(*report, "--nl")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and lines and all("head" in line for line in lines)
+    code, _, said = rin(*report, "--json", "--csv")
+    assert code == 2 and "choose one output format" in said

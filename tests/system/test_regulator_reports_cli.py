@@ -59,6 +59,20 @@ def test_json_and_csv_rows_carry_the_head(data: Path, args: list[str], columns: 
     assert json.loads(table[0]["head"]) == head
 
 
+@pytest.mark.parametrize(("args", "columns", "count"), REPORTS)
+def test_one_output_option_for_every_report(data: Path, args: list[str], columns: list[str],
+                                            count: int) -> None:
+    """The shared output options (ledger/cli/output.py `tabular`): `--nl` one object a line,
+    each with its head; `--table` the default; two formats at once exit 2 naming them."""
+    code, out = rin(data, *args, "--nl")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(lines) == count and all(list(row) == [*columns, "head"]
+                                                     for row in lines)
+    assert rin(data, *args, "--table") == rin(data, *args)
+    result = CliRunner().invoke(app, ["--data", str(data), *args, "--json", "--nl"])
+    assert result.exit_code == 2 and "--json and --nl: choose one output format" in result.stderr
+
+
 def test_a_reports_head_proves_its_history(data: Path, tmp_path: Path) -> None:
     """The head of a report as known at notification 30 is the ledger's head there: verify
     --against it holds; a head whose hash is not the ledger's is refused (exit 1)."""
