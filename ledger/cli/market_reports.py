@@ -14,7 +14,7 @@ import orjson
 import typer
 
 from ledger.cli import arguments
-from ledger.cli.options import err
+from ledger.cli.options import err, options
 from ledger.cli.output import tabular, without_table_flag
 from ledger.cli.report_head import certified, certified_head, title_of
 from ledger.cli.reports import YearOpt
@@ -37,7 +37,7 @@ def late_report(
     (5 business days, 10 for a buy; a transfer is a sell and a buy)."""
     certified(ctx, arguments.known_at(known_at),
               lambda views, at: views.late(year, at, only_late), late.COLUMNS,
-              f"Submissions dated {year} (§80.1452)")
+              f"Submissions dated {year} (§80.1452)", year=year)
 
 
 @app.command("market")
@@ -83,7 +83,7 @@ def export(
     (rows, created), head = certified_head(
         ctx, arguments.known_at(known_at),
         lambda views, at: (views.emts_submissions(company, first, last, at),
-                           views.recorded_on(at) or last))
+                           views.recorded_on(at) or last), party=company)
     comment = (f"rin-ledger submissions of {company} dated {first} to {last}; head "
                f"{orjson.dumps(head).decode()}")
     document = emts_xml.document(company, created, rows, comment)
@@ -91,4 +91,5 @@ def export(
         sys.stdout.buffer.write(document)
     else:
         output.write_bytes(document)
-        err.print(title_of(f"{output}: {len(rows):,} blocks", head))
+        if not options(ctx).quiet:
+            err.print(title_of(f"{output}: {len(rows):,} blocks", head))

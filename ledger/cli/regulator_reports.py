@@ -43,7 +43,8 @@ def quarterly_report(name: str, columns: list[str], title: str, summary: str) ->
         arguments.party(party)
         certified(ctx, arguments.known_at(known_at),
                   lambda views, at: getattr(views, name)(party, year, quarter, at), columns,
-                  f"{title} {party} {year}", by_amount if name == "activity" else as_they_are)
+                  f"{title} {party} {year}", by_amount if name == "activity" else as_they_are,
+                  party=party, year=year)
 
     command.__doc__ = summary
     app.command(name)(tabular(command))
@@ -64,7 +65,7 @@ def annual_report(ctx: typer.Context, party: PartyOpt, year: YearOpt,
     """Annual compliance report §80.1451(a)(1): RVOs, deficits, RINs retired per category."""
     arguments.party(party)
     certified(ctx, arguments.known_at(known_at), lambda views, at: views.annual(party, year, at),
-              annual.COLUMNS, f"Annual compliance report {party} {year}")
+              annual.COLUMNS, f"Annual compliance report {party} {year}", party=party, year=year)
 
 
 @app.command("attest")
@@ -80,4 +81,4 @@ def attest_report(
     arguments.party(party)
     certified(ctx, arguments.known_at(known_at),
               lambda views, at: views.attest(party, year, seed, at), attest.COLUMNS,
-              f"Attest workpaper {party} {year} (seed {seed})")
+              f"Attest workpaper {party} {year} (seed {seed})", party=party, year=year)

@@ -15,10 +15,11 @@ from typing import Any
 import orjson
 import typer
 
-from ledger.cli.options import err
+from ledger.cli.failures import print_failure
+from ledger.cli.options import BAD_ARGUMENT, err, options
 from ledger.cli.output import CHOSEN, Format, emit
 from ledger.cli.reports import open_views
-from projections import Views
+from projections import Views, known
 
 Rows = Callable[[Views, int], list[dict[str, Any]]]
 #: how a table shows a report's rows: as they are, or laid out anew (the activity report)
@@ -40,9 +41,15 @@ def flat(value: Any) -> Any:
 
 
 def certified_head(ctx: typer.Context, known_at: int | datetime | None,
-                   work: Callable[[Views, int], Any]) -> tuple[Any, dict[str, Any]]:
-    """`work` done at the point `known_at` names (default: now) and the head there."""
+                   work: Callable[[Views, int], Any], **named: Any) -> tuple[Any, dict[str, Any]]:
+    """`work` done at the point `known_at` names (default: now) and the head there. A `party`
+    or `year` in `named` that the ledger never recorded exits 2 saying so (a report of zeros
+    for a party that does not exist would read as a certified nothing)."""
     with open_views(ctx) as views:
+        if views.url is None and (problems := known.unknown(views.path, **named)):
+            for problem in problems:
+                print_failure(err, problem)
+            raise typer.Exit(BAD_ARGUMENT)
         position = views.known_position(known_at)
         return work(views, position), views.head_at(position)
 
@@ -52,17 +59,19 @@ def title_of(title: str, head: dict[str, Any]) -> str:
 
 
 def certified(ctx: typer.Context, known_at: int | datetime | None, rows_of: Rows,
-              columns: Sequence[str], title: str, table: Layout = as_they_are) -> None:
+              columns: Sequence[str], title: str, table: Layout = as_they_are,
+              **named: Any) -> None:
     """One report at one point of the log, in the format chosen (`tabular`), each row carrying
-    the head there."""
-    rows, head = certified_head(ctx, known_at, rows_of)
+    the head there (on standard error too unless `--quiet`); `named` as `certified_head`."""
+    rows, head = certified_head(ctx, known_at, rows_of, **named)
     rows = [{**row, "head": head} for row in rows]
     chosen, title = CHOSEN.get(), title_of(title, head)
     if chosen is Format.TABLE:
         shown, names = table(rows, list(columns))
         emit(shown, names, title=title)
         return
-    err.print(title)
+    if not options(ctx).quiet:
+        err.print(title)
     if chosen is Format.CSV:
         rows = [{column: flat(value) for column, value in row.items()} for row in rows]
     emit(rows, [*columns, "head"], title=title)

@@ -73,8 +73,10 @@ def test_late_report_on_the_command_line(rin: Rin) -> None:
     assert code == 0
     assert [(r["party"], r["command"], r["type"], r["late"]) for r in json.loads(out)] == [
         ("3001", "r-0001", "retire", True), ("3001", "r-0002", "retire", True)]
-    code, out, said = rin("late", "--year", "2023", "--json")  # nothing dated 2023
-    assert (code, out.strip()) == (0, "[]") and "at notification 34, head " in said
+    # nothing is dated 2023, before the ledger's first event: a year it never recorded exits 2
+    # saying so (issue 14: an empty report, exit 0, read as "nothing late")
+    code, out, said = rin("late", "--year", "2023", "--json")
+    assert (code, out) == (2, "") and "no event is dated in 2023" in said
     code, out, _ = rin("late", "--year", "2024")
     assert code == 0 and "Submissions dated 2024" in out and "at notification" in out
 
