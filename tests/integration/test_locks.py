@@ -329,6 +329,34 @@ def test_holdings_blocks_carry_qap_reserved_and_locked(ledger: Ledger) -> None:
         (r["rin"], r["qap"], r["reserved"], r["locked"]) for r in rows)
 
 
+def test_ledger_blocks_as_of_a_day_say_what_was_reserved_and_locked_that_day(
+        ledger: Ledger) -> None:
+    """docs/locks.md: with `as_of` D, `locked` is whether a lock's life covers D, and a block is
+    `reserved` while a sell's life (its date until it closed) covers D — not as they stand now.
+    s1 reserves 1-100 from the 4th until it is cancelled on the 6th; the lock holds the 5th
+    until the unlock on the 8th."""
+    ok(ledger, {"type": "sell", "id": "s1", "date": "2024-01-04", "party": "1001", "to": "2001",
+                "rins": {"code": OWN.format(1, 100)}, "volume": 100},
+       lock("2024-01-05"),
+       {"type": "cancel_trade", "id": "c1", "date": "2024-01-06", "party": "1001",
+        "trade": "s1"},
+       unlock("2024-01-08"))
+    whole, cut = [OWN.format(1, 10_000)], [OWN.format(1, 100), OWN.format(101, 10_000)]
+
+    def on(day: str) -> dict[str, tuple[bool, bool]]:
+        rows = {r.rin: (r.reserved, r.locked) for r in ledger.blocks("1001", as_of=day)}
+        assert rows.pop(BOUGHT.format(1, 1_000)) == (False, False)  # never locked nor sold
+        return rows
+
+    assert on("2024-01-03") == dict.fromkeys(whole, (False, False))
+    assert on("2024-01-04") == dict(zip(cut, [(True, False), (False, False)], strict=True))
+    assert on("2024-01-05") == dict(zip(cut, [(True, True), (False, True)], strict=True))
+    assert on("2024-01-06") == dict.fromkeys(whole, (False, True))  # cancelled; still locked
+    assert on("2024-01-08") == dict.fromkeys(whole, (False, False))  # the unlock's own day
+    assert {r.rin: (r.reserved, r.locked) for r in ledger.blocks("1001")} == {
+        **dict.fromkeys(whole, (False, False)), BOUGHT.format(1, 1_000): (False, False)}
+
+
 def test_retired_rins_of_a_locked_batch_stop_counting_while_the_lock_holds(
     ledger: Ledger,
 ) -> None:
