@@ -164,9 +164,28 @@ def test_who_may_lock_and_what(ledger: Ledger) -> None:
 
 
 def test_the_batch_named_by_a_code_ignores_k_rr_d_and_serials(ledger: Ledger) -> None:
-    ok(ledger, lock("2024-01-10", batch="2202410012000100001999" + "0" * 16))
+    """A well-formed RIN code (§80.1425) names its batch by YYYY, CCCC, FFFFF and BBBBB alone:
+    K=2, RR 05, D3 and serials 5-7 are none of the batch's (K=1, RR 10, D6, 1-10,000)."""
+    ok(ledger, lock("2024-01-10", batch="2202410012000100001053" + "00000005" + "00000007"))
     s = status(ledger)
     assert s is not None and s.locked
+
+
+@pytest.mark.parametrize(("code", "field"), [
+    ("2202410012000100001999" + "0" * 16, "batch.D"),  # §80.1425(g): D is 3-7
+    ("3" + OWN.format(1, 1)[1:], "batch.K"),  # §80.1425(a): K is 1 or 2
+    (OWN.format(1, 1)[:-3] + "ZZZ", "batch.EEEEEEEE"),  # §80.1425(h)-(i): digits
+])
+def test_a_batch_code_that_is_no_rin_code_is_refused_naming_its_field(
+        ledger: Ledger, code: str, field: str) -> None:
+    for kind in (lock, unlock):
+        before = ledger.position()
+        result = ledger.apply(kind("2024-01-10", batch=code))
+        assert (result.status, result.field) == ("rejected", field), result
+        assert result.citation is not None and result.citation.startswith("§80.1425")
+        assert ledger.position() == before
+    result = ledger.apply(verify_batch("2024-01-04", batch=code))
+    assert (result.status, result.field) == ("rejected", field), result
 
 
 def test_a_pending_sell_of_a_batch_locked_later_cannot_complete(ledger: Ledger) -> None:
