@@ -364,6 +364,8 @@ def test_ledger_blocks_as_of_a_day_say_what_was_reserved_and_locked_that_day(
 
     def on(day: str) -> dict[str, tuple[bool, bool]]:
         rows = {r.rin: (r.reserved, r.locked) for r in ledger.blocks("1001", as_of=day)}
+        shown = Views(ledger).holdings(party="1001", blocks=True, as_of=date.fromisoformat(day))
+        assert {r["rin"]: (r["reserved"], r["locked"]) for r in shown} == rows  # rin holdings
         assert rows.pop(BOUGHT.format(1, 1_000)) == (False, False)  # never locked nor sold
         return rows
 
