@@ -14,12 +14,12 @@ from ledger.rules import s1474_locks as lck
 
 
 def batch_id_of(name: str | c.BatchIdentity) -> BatchId:
-    """The batch a `batch` field names: a 38-character code (K, RR, D, serials ignored) or
-    `{company, facility, batch, vintage}`."""
+    """The batch a `batch` field names: a well-formed 38-character RIN code (§80.1425; its K,
+    RR, D and serials then ignored) or `{company, facility, batch, vintage}`."""
     if isinstance(name, c.BatchIdentity):
         return BatchId(name.vintage, name.company, name.facility, name.batch)
-    # only YYYY, CCCC, FFFFF and BBBBB name the batch: K, RR, D and the serials are ignored
-    return parse_code(f"1{name[1:19]}106{1:08d}{1:08d}", "batch")[0].batch_id
+    # only YYYY, CCCC, FFFFF and BBBBB name the batch, but the whole code must be a RIN code
+    return parse_code(name, "batch")[0].batch_id
 
 
 def status_of(uow: UnitOfWork, name: str | c.BatchIdentity) -> BatchStatus:

@@ -274,11 +274,12 @@ def reverse(uow: UnitOfWork, cmd: c.Reverse) -> list[str]:
     party = uow.registered(cmd.party, "party")
     found = rev.check_original(originals.original(uow, party, cmd.command), cmd.command)
     if found.kind == Reversible.RETIRE:
-        return [b.code for b in party.unretire(cmd, found)]
+        return [b.code for b in party.unretire(cmd, found, uow.gate())]
     code = party.check_reversal(found, cmd)
     assert found.receiver is not None
     buyer = uow.registered(found.receiver, "command")
-    blocks = buyer.give_back(found, cmd.party, cmd.date, uow.invalid_in, code, cmd.id)
+    blocks = buyer.give_back(found, cmd.party, cmd.date, uow.invalid_in, code, cmd.id,
+                             uow.gate())
     party.take_back(found, found.receiver, cmd.date, code, cmd.id)
     return [b.code for b in blocks]
 

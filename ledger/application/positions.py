@@ -87,8 +87,15 @@ class Positions:
     def blocks(self, party: str | None = None, as_of: date | str | None = None
                ) -> list[HeldBlock]:
         """One row per held block with its 38-character code; daughters apart (§80.1428(d)),
-        with `reserved`, `qap` and `locked` as they stood at this position."""
-        return [row for p in self._parties(party, as_of) for row in block_rows(p, self.status)]
+        with `reserved`, `qap` and `locked` as they stood at this position (with `as_of`:
+        whether a sell's or a lock's life covers that day, docs/locks.md)."""
+        day = as_of_date(as_of)
+        held = self._parties(party, as_of)
+        if day is None:
+            return [row for p in held for row in block_rows(p, self.status)]
+        books = self._loaded([p.party_id for p in held], None)  # trade books: every posting
+        return [row for p, book in zip(held, books, strict=True)
+                for row in block_rows(p, self.status, day, book.trades)]
 
     def status(self, batch_id: BatchId) -> BatchStatus | None:
         """A batch's QAP status and locks at this position, or None if it had neither."""

@@ -153,6 +153,12 @@ class BatchStatus(Aggregate):
         """Whether any lock is in force now."""
         return bool(self.locks)
 
+    def locked_on(self, on: date) -> bool:
+        """Whether a lock's life covers `on` (docs/locks.md, `--as-of`): a lock in force taken by
+        then, or a lifted one whose life [locked, unlocked) holds `on` (§80.1474(b)(1))."""
+        return (any(since <= on for since in self.locks.values())
+                or any(since <= on < until for since, until in self.lives))
+
     def lock_on(self, on: date) -> str | None:
         """Why a command dated `on` may not use the batch's RINs, or None: a lock holds now
         (whatever the date), or `on` falls within a lifted lock's life."""

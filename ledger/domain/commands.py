@@ -229,6 +229,11 @@ class ExpireTrades(Dated):
     type: Literal["expire_trades"] = "expire_trades"
 
 
+#: a reversal's EMTS reason, a code or word always as a JSON string ("030", "remedial_partner"),
+#: like the other code fields (design.md "Refusals are strict"; §80.1452(c)(13))
+ReversalReason = Annotated[Text, Field(max_length=100)]
+
+
 class Reverse(Dated):
     """A remedial, compensating fact (EMTS unretire or remedial trade): the party that retired
     or gave the RINs names the `command` (an applied `retire`, `transfer`, or the `sell` of a
@@ -237,7 +242,7 @@ class Reverse(Dated):
     type: Literal["reverse"] = "reverse"
     party: PartyId
     command: CommandId
-    reason: Reason
+    reason: ReversalReason
 
 
 class ReportObligation(CommandBase):

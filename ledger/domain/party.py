@@ -924,10 +924,12 @@ class Party(Aggregate):
         rev.check_date(cmd.date, original)
         return rev.reversal_code(original, cmd.reason)
 
-    def unretire(self, cmd: c.Reverse, original: Original) -> list[RinBlock]:
+    def unretire(self, cmd: c.Reverse, original: Original, gate: Gate = OPEN) -> list[RinBlock]:
         """A retirement reversed (EMTS unretire): its exact ranges are held again from
-        `cmd.date`, carrying the retirement's own reason code."""
+        `cmd.date`, carrying the retirement's own reason code, unless `gate` finds their batch
+        locked on that date (§80.1474(b)(1))."""
         code = self.check_reversal(original, cmd)
+        gate.admit(list(original.rins), cmd.date, "command")
         self.trigger_event(
             self.Unretired, effective_date=cmd.date, client_id=cmd.id, rins=list(original.rins),
             reverses=original.id, reason_code=code, reason=original.reason,
@@ -936,11 +938,13 @@ class Party(Aggregate):
         return list(original.rins)
 
     def give_back(self, original: Original, to_party: str, on: date, invalid_in: InvalidIn,
-                  code: int, client_id: str | None) -> list[RinBlock]:
+                  code: int, client_id: str | None, gate: Gate = OPEN) -> list[RinBlock]:
         """The buyer's side of a reversed trade: the exact ranges it received (and their K=1
-        fuel) go back, refused unless it holds them all on `on`, free of its own reservations,
-        with what any transfer checks (§80.1428(a), §80.1460(b)(2))."""
+        fuel) go back, refused unless it holds them all on `on`, free of its own reservations
+        and of locks (`gate`, §80.1474(b)(1)), with what any transfer checks (§80.1428(a),
+        §80.1460(b)(2))."""
         blocks = list(original.rins)
+        gate.admit(blocks, on, "command")
         for b in blocks:
             r1428.check_held(b.gallon_rins, self.holdings.held_gallon_rins(b, on), b.code,
                              on.isoformat(), "command")

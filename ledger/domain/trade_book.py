@@ -180,6 +180,14 @@ class TradeBook:
             for b in p.rins if b.key == key
         )
 
+    def reserved_on(self, key: BlockKey, on: date) -> SerialSet:
+        """The serials of `key` reserved on the day `on`: by the sells whose life (their date
+        until the day they closed) covers it."""
+        return SerialSet.of(
+            (b.start, b.end) for p in self.reserving_after(key, on) if p.terms.date <= on
+            for b in p.rins if b.key == key
+        )
+
     def reserving(self, block: RinBlock, on: date | None = None) -> list[Posting]:
         """The sells that reserve any of `block`'s gallon-RINs on `on` or any later date (None:
         the pending ones)."""

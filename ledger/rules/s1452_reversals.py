@@ -96,7 +96,7 @@ def check_date(on: date, original: Original) -> None:
     )
 
 
-def reversal_code(original: Original, reason: str | int) -> int:
+def reversal_code(original: Original, reason: str) -> int:
     """§80.1452(c)(13): the EMTS code a reversal carries: a retirement's own code (named by its
     word or code), or 030 / 080 for a trade."""
     if original.kind == Reversible.RETIRE:
@@ -120,11 +120,12 @@ def reversal_code(original: Original, reason: str | int) -> int:
     return code
 
 
-def remedial_code(reason: str | int) -> int | None:
-    """The EMTS code of a remedial buy/sell reason named by word or code (30, "030"), else None."""
+def remedial_code(reason: str) -> int | None:
+    """The EMTS code of a remedial buy/sell reason named by word or code ("030", "30"), else
+    None."""
     for word in REMEDIAL:
         code = TRADE_REASONS[word]
-        digits = isinstance(reason, str) and reason.isascii() and reason.isdigit()
-        if reason in (word, code) or (digits and int(reason) == code):
+        digits = reason.isascii() and reason.isdigit()
+        if reason == word or (digits and int(reason) == code):
             return code
     return None

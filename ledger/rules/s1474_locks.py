@@ -39,8 +39,8 @@ LOCK_BATCH = Rule(
 LOCK_HELD = Rule(
     "LOCK-HELD", "§80.1474(b)(1)",
     "a locked batch's RINs, wherever held, cannot be transferred, reserved, delivered, "
-    "separated, retired or split: not while the lock holds, nor by a command dated within a "
-    "lifted lock's life",
+    "separated, retired, split, given back by a reversed trade or unretired: not while the lock "
+    "holds, nor by a command dated within a lifted lock's life",
 )
 RULES = (LOCK_WHO, LOCK_STATE, LOCK_BATCH, LOCK_HELD)
 

@@ -164,9 +164,28 @@ def test_who_may_lock_and_what(ledger: Ledger) -> None:
 
 
 def test_the_batch_named_by_a_code_ignores_k_rr_d_and_serials(ledger: Ledger) -> None:
-    ok(ledger, lock("2024-01-10", batch="2202410012000100001999" + "0" * 16))
+    """A well-formed RIN code (§80.1425) names its batch by YYYY, CCCC, FFFFF and BBBBB alone:
+    K=2, RR 05, D3 and serials 5-7 are none of the batch's (K=1, RR 10, D6, 1-10,000)."""
+    ok(ledger, lock("2024-01-10", batch="2202410012000100001053" + "00000005" + "00000007"))
     s = status(ledger)
     assert s is not None and s.locked
+
+
+@pytest.mark.parametrize(("code", "field"), [
+    ("2202410012000100001999" + "0" * 16, "batch.D"),  # §80.1425(g): D is 3-7
+    ("3" + OWN.format(1, 1)[1:], "batch.K"),  # §80.1425(a): K is 1 or 2
+    (OWN.format(1, 1)[:-3] + "ZZZ", "batch.EEEEEEEE"),  # §80.1425(h)-(i): digits
+])
+def test_a_batch_code_that_is_no_rin_code_is_refused_naming_its_field(
+        ledger: Ledger, code: str, field: str) -> None:
+    for kind in (lock, unlock):
+        before = ledger.position()
+        result = ledger.apply(kind("2024-01-10", batch=code))
+        assert (result.status, result.field) == ("rejected", field), result
+        assert result.citation is not None and result.citation.startswith("§80.1425")
+        assert ledger.position() == before
+    result = ledger.apply(verify_batch("2024-01-04", batch=code))
+    assert (result.status, result.field) == ("rejected", field), result
 
 
 def test_a_pending_sell_of_a_batch_locked_later_cannot_complete(ledger: Ledger) -> None:
@@ -327,6 +346,36 @@ def test_holdings_blocks_carry_qap_reserved_and_locked(ledger: Ledger) -> None:
     assert sorted((r["rin"], r["qap"], r["reserved"], r["locked"])
                   for r in ledger.blocks("1001")) == sorted(
         (r["rin"], r["qap"], r["reserved"], r["locked"]) for r in rows)
+
+
+def test_ledger_blocks_as_of_a_day_say_what_was_reserved_and_locked_that_day(
+        ledger: Ledger) -> None:
+    """docs/locks.md: with `as_of` D, `locked` is whether a lock's life covers D, and a block is
+    `reserved` while a sell's life (its date until it closed) covers D — not as they stand now.
+    s1 reserves 1-100 from the 4th until it is cancelled on the 6th; the lock holds the 5th
+    until the unlock on the 8th."""
+    ok(ledger, {"type": "sell", "id": "s1", "date": "2024-01-04", "party": "1001", "to": "2001",
+                "rins": {"code": OWN.format(1, 100)}, "volume": 100},
+       lock("2024-01-05"),
+       {"type": "cancel_trade", "id": "c1", "date": "2024-01-06", "party": "1001",
+        "trade": "s1"},
+       unlock("2024-01-08"))
+    whole, cut = [OWN.format(1, 10_000)], [OWN.format(1, 100), OWN.format(101, 10_000)]
+
+    def on(day: str) -> dict[str, tuple[bool, bool]]:
+        rows = {r.rin: (r.reserved, r.locked) for r in ledger.blocks("1001", as_of=day)}
+        shown = Views(ledger).holdings(party="1001", blocks=True, as_of=date.fromisoformat(day))
+        assert {r["rin"]: (r["reserved"], r["locked"]) for r in shown} == rows  # rin holdings
+        assert rows.pop(BOUGHT.format(1, 1_000)) == (False, False)  # never locked nor sold
+        return rows
+
+    assert on("2024-01-03") == dict.fromkeys(whole, (False, False))
+    assert on("2024-01-04") == dict(zip(cut, [(True, False), (False, False)], strict=True))
+    assert on("2024-01-05") == dict(zip(cut, [(True, True), (False, True)], strict=True))
+    assert on("2024-01-06") == dict.fromkeys(whole, (False, True))  # cancelled; still locked
+    assert on("2024-01-08") == dict.fromkeys(whole, (False, False))  # the unlock's own day
+    assert {r.rin: (r.reserved, r.locked) for r in ledger.blocks("1001")} == {
+        **dict.fromkeys(whole, (False, False)), BOUGHT.format(1, 1_000): (False, False)}
 
 
 def test_retired_rins_of_a_locked_batch_stop_counting_while_the_lock_holds(

@@ -190,6 +190,24 @@ def test_what_cannot_be_reversed_is_refused_naming_the_rule(ledger: Ledger, view
     clean(ledger, views)
 
 
+def test_a_reversal_of_a_locked_batch_is_refused_until_the_lock_is_lifted(
+        ledger: Ledger, views: Views) -> None:
+    """§80.1474(b)(1), docs/locks.md: no command uses a locked batch's RINs while the lock holds,
+    nor dated within its life once lifted; a reversal moves them as much as a transfer does."""
+    ok(ledger, K2_TRADE, RETIRE, SELL, BUY)
+    batch = K1.format(1, 10_000)
+    ok(ledger, {"type": "lock", "date": "2025-02-05", "batch": batch, "reason": "feedstock"})
+    for line in (reverse("r1", "3001", "2025-02-10", "compliance"),  # an unretire
+                 reverse("S1", "2001", "2025-02-10", "030")):  # a trade's sell
+        assert "locked" in refused(ledger, line, "LOCK-HELD", "command")
+    ok(ledger, {"type": "unlock", "date": "2025-02-20", "batch": batch, "reason": "cleared"})
+    refused(ledger, reverse("r1", "3001", "2025-02-19", "compliance"), "LOCK-HELD", "command")
+    ok(ledger, reverse("r1", "3001", "2025-02-20", "compliance"),
+       reverse("S1", "2001", "2025-02-20", "030", rid="R2"))
+    assert held(ledger, "3001") == {(6, 2024, 2): 4_000}
+    clean(ledger, views)
+
+
 def test_a_reversal_in_the_same_batch_as_its_original(ledger: Ledger, views: Views) -> None:
     results = list(ledger.apply_many([K2_TRADE, reverse("t2", "2001", "2024-01-06", "030")]))
     assert [r.status for r in results] == ["applied", "applied"], results

@@ -13,7 +13,10 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from ledger.domain import commands as c
+from ledger.domain.errors import InputError
 from ledger.domain.party import Party
 from ledger.domain.reversals import Original, Reversible
 from ledger.domain.rin import RinBlock
@@ -85,12 +88,20 @@ def test_only_the_party_that_gave_the_rins_reverses_once_and_not_before() -> Non
 
 def test_a_reversed_trade_carries_a_remedial_code() -> None:
     seller, _, original = traded()
-    for reason, code in (("030", 30), (30, 30), ("80", 80), ("remedial_partner", 30),
+    for reason, code in (("030", 30), ("30", 30), ("80", 80), ("remedial_partner", 30),
                          ("remedial_duplicate", 80)):
         assert seller.check_reversal(original, reverse("t1", "4001", reason=reason)) == code
-    for reason in ("010", "standard", "spill", 60, "050"):
+    for reason in ("010", "standard", "spill", "60", "050"):
         refused("REVERSE-REASON",
                 lambda r=reason: seller.check_reversal(original, reverse("t1", "4001", reason=r)))
+
+
+def test_a_reversal_reason_given_as_a_json_number_is_refused_naming_the_field() -> None:
+    """design.md "Refusals are strict": a code field is a string ("030"), never the number 30."""
+    for number in (30, 80, 30.0, True):
+        with pytest.raises(InputError) as caught:
+            reverse("t1", "4001", reason=number)
+        assert caught.value.field == "reason", caught.value
 
 
 def test_a_buyer_that_no_longer_holds_them_all_cannot_give_them_back() -> None:
