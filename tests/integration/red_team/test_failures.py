@@ -182,14 +182,17 @@ def test_attack_read_only_store_file_exits_3(tmp_path: Path) -> None:
 
 
 def test_attack_read_only_data_folder_exits_3(tmp_path: Path) -> None:
-    """A data folder nobody may write: the store cannot be created."""
+    """A data folder nobody may write: the store cannot be created (exit 3). A report on a
+    folder in it that holds no ledger is a bad argument (exit 2, issue 14: never an empty
+    ledger), and nothing is created there."""
     data = tmp_path / "data"
     data.mkdir()
     with immutable(data):
         done = rin("--data", str(data), "apply", str(one_line(tmp_path)))
         report = rin("--data", str(data / "inner"), "holdings")
     assert_store_failed(done, "the store's file cannot be opened or created")
-    assert_store_failed(report, "the store is read-only")
+    assert report.returncode == 2 and "no ledger in" in report.stderr, report
+    assert not (data / "inner").exists()
 
 
 @pytest.mark.parametrize("command", [
