@@ -867,7 +867,8 @@ def test_model_catches_a_ledger_that_spends_reserved_rins(
     monkeypatch: pytest.MonkeyPatch, untallied: None
 ) -> None:
     """Break the reservation on purpose: a pick by attributes no longer skips reserved RINs."""
-    monkeypatch.setattr(TradeBook, "reserved", lambda self, key, besides=None: SerialSet())
+    monkeypatch.setattr(TradeBook, "reserved",
+                        lambda self, key, on=None, besides=None: SerialSet())
     with pytest.raises(AssertionError):
         run_state_machine_as_test(CheaperMachine, settings=BROKEN)  # type: ignore[no-untyped-call]
 
