@@ -64,6 +64,7 @@ from hypothesis.stateful import (
 )
 from long_profile import LONG, sized, tally
 
+from ledger.application import unit_of_work as unit_of_work_module
 from ledger.application.ledger import Ledger, Result
 from ledger.domain import party as party_module
 from ledger.domain.batch_gate import Gate
@@ -854,9 +855,13 @@ def untallied() -> Iterator[None]:
 def test_model_catches_expiry_counting_calendar_days(
     monkeypatch: pytest.MonkeyPatch, untallied: None
 ) -> None:
-    """Break the window on purpose: weekends and holidays counted as business days."""
-    monkeypatch.setattr(party_module, "business_days_after",
-                        lambda start, end: max(0, (end - start).days))
+    """Break the window on purpose: weekends and holidays counted as business days, both where
+    expiry picks the parties to load (the pending index) and where each party expires."""
+    def calendar_days(start: date, end: date) -> int:
+        return max(0, (end - start).days)
+
+    monkeypatch.setattr(party_module, "business_days_after", calendar_days)
+    monkeypatch.setattr(unit_of_work_module, "business_days_after", calendar_days)
     with pytest.raises(AssertionError):
         run_state_machine_as_test(CheaperMachine, settings=BROKEN)  # type: ignore[no-untyped-call]
 
