@@ -175,8 +175,13 @@ class PgViewRecorder:
 
     def create_table(self) -> None:
         """The tracking table, then the views' tables and SQL views, under a lock so that
-        processes starting together create them once; another layout's tables are dropped."""
-        self.tracking.create_table()
+        processes starting together create them once; another layout's tables are dropped.
+        The library's `CREATE TABLE IF NOT EXISTS` of the tracking table races between
+        processes ("already exists"), so it runs while this transaction holds an advisory
+        lock on the schema's name."""
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.datastore.schema,))
+            self.tracking.create_table()
         with self.datastore.transaction(commit=True) as curs:
             db = self._db(curs)
             curs.execute(f'LOCK TABLE "{TRACKING}" IN EXCLUSIVE MODE')
