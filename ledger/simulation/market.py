@@ -25,6 +25,7 @@ one as a transaction file.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
@@ -70,6 +71,49 @@ KINDS = (
 D7 = Kind("renewable_diesel", 7, Decimal("1.7"), 0.0, 0.0)  # cellulosic diesel, a few batches
 
 
+@dataclass(frozen=True)
+class PartyMix:
+    """The party list of a market with `producers` generators: how many of each kind register.
+    Besides the generators (by `KINDS` share, one D7 producer, one foreign producer), a blender
+    for every three, an exporter for every twenty, an obligated party for every four."""
+
+    producers: int
+
+    @property
+    def generators(self) -> list[tuple[Kind, int]]:
+        return [(kind, max(1, round(self.producers * kind.party_share))) for kind in KINDS]
+
+    @property
+    def blenders(self) -> int:
+        return max(2, self.producers // 3)
+
+    @property
+    def exporters(self) -> int:
+        return max(1, self.producers // 20)
+
+    @property
+    def obligated(self) -> int:
+        return max(2, self.producers // 4)
+
+    @property
+    def parties(self) -> int:
+        """Every party registered: generators, the D7 producer, downstream, the foreign one."""
+        generators = sum(n for _, n in self.generators) + 1
+        return generators + self.blenders + self.exporters + self.obligated + 1
+
+    @classmethod
+    def for_lines(cls, lines: int) -> PartyMix:
+        """The party list that makes `lines` lines span about `MONTHS` months."""
+        return cls(max(6, min(2000, round(lines / (MONTHS * LINES_PER_PRODUCER_MONTH)))))
+
+    @classmethod
+    def for_parties(cls, parties: int) -> PartyMix:
+        """The party list registering the nearest to `parties` parties (at least six
+        producers)."""
+        mixes = (cls(producers) for producers in range(6, max(7, parties + 1)))
+        return min(mixes, key=lambda mix: (abs(mix.parties - parties), mix.producers))
+
+
 @dataclass
 class Holder:
     """What the simulator remembers of a party: gallon-RINs per (D, vintage, K) and fuel."""
@@ -88,7 +132,10 @@ class Holder:
         """Remove `quantity` from the counts and return the ledger's selector for them."""
         held = self.rins[(d_code, vintage, k)]
         assert 0 < quantity <= held, (self.party, d_code, vintage, k, quantity, held)
-        self.rins[(d_code, vintage, k)] = held - quantity
+        if held == quantity:
+            del self.rins[(d_code, vintage, k)]  # none left: the counts stay as few as held
+        else:
+            self.rins[(d_code, vintage, k)] = held - quantity
         return {"d_code": d_code, "vintage": vintage, "k": k, "quantity": quantity}
 
     def held(self, k: int) -> list[tuple[int, int, int]]:
@@ -104,27 +151,25 @@ def gallon_rins(ev: Decimal, volume: int) -> int:
 class Market:
     """The simulated market's parties and the lines they produce, month by month."""
 
-    def __init__(self, lines: int, seed: int, bad_lines: float, postings: float = POSTINGS
-                 ) -> None:
+    def __init__(self, mix: PartyMix, seed: int, bad_lines: float, postings: float = POSTINGS,
+                 months: int | None = None) -> None:
         self.rng = Random(seed)
         self.bad_lines = bad_lines
         self.postings = postings
+        self.span = months  # how many months the market runs (None: until the reader stops)
         #: unanswered sells: (date, seller, its selector's (D code, vintage, K), quantity)
         self.waiting: list[tuple[date, Holder, tuple[int, int, int], int]] = []
         self.seq = 0
-        producers = max(6, min(2000, round(lines / (MONTHS * LINES_PER_PRODUCER_MONTH))))
-        self.budget = producers * GALLON_RINS_PER_PRODUCER_MONTH
+        self.budget = mix.producers * GALLON_RINS_PER_PRODUCER_MONTH
         self.parties: list[Holder] = []
         self.generators: list[Holder] = []
-        for kind in KINDS:
-            for _ in range(max(1, round(producers * kind.party_share))):
+        for kind, count in mix.generators:
+            for _ in range(count):
                 self.generators.append(self.new(kind.role, kind))
         self.generators.append(self.new("producer", D7))
-        self.blenders = [self.new("blender") for _ in range(max(2, producers // 3))]
-        self.exporters = [self.new("exporter") for _ in range(max(1, producers // 20))]
-        self.obligated = [
-            self.new("obligated_party") for _ in range(max(2, producers // 4))
-        ]
+        self.blenders = [self.new("blender") for _ in range(mix.blenders)]
+        self.exporters = [self.new("exporter") for _ in range(mix.exporters)]
+        self.obligated = [self.new("obligated_party") for _ in range(mix.obligated)]
         for holder in self.obligated:
             holder.weight = self.rng.paretovariate(1.5)
         # the registered foreign producer importers buy from (§80.1426(a)(2), (c)(4))
@@ -167,7 +212,7 @@ class Market:
 
     def months(self) -> Iterator[dict[str, Any]]:
         year, month = FIRST_YEAR, 1
-        while True:
+        for _ in itertools.count() if self.span is None else range(self.span):
             yield from self.month(year, month)
             year, month = (year + 1, 1) if month == 12 else (year, month + 1)
 
@@ -446,8 +491,39 @@ def generate_market(lines: int, seed: int, bad_lines: float = 0.0,
                     postings: float = POSTINGS) -> Iterator[dict[str, Any]]:
     """Exactly `lines` transaction-file commands of a seeded market (`bad_lines`: share invalid;
     `postings`: share of trades posted to EMTS as a sell and a buy)."""
-    for number, line in enumerate(Market(lines, seed, bad_lines, postings).stream(), start=1):
+    market = Market(PartyMix.for_lines(lines), seed, bad_lines, postings)
+    for number, line in enumerate(market.stream(), start=1):
         if number > lines:
             return
         yield line
 
+
+
+#: reference.md §7: about 2,400 registered parties and 195,000 EMTS transactions a year (2022)
+NATIONAL_PARTIES = 2_400
+NATIONAL_TRANSACTIONS_PER_YEAR = 195_000
+NATIONAL_YEARS = 15
+#: what each line counts as in EMTS: a submission each (reference.md §5: generate, separate,
+#: sell, buy, retire; cancel and deny are a sell or buy with reason 060 or 050); a fast-path
+#: `transfer` is a sell and a buy (design.md, the transactions report). Registration, RVO
+#: reports, fuel-only moves, splits (EMTS holds quantities, not codes) and expiry (EMTS's own
+#: status change) are not EMTS transactions.
+EMTS_SUBMISSIONS = {
+    "generate": 1, "separate": 1, "retire": 1, "sell": 1, "buy": 1, "cancel_trade": 1,
+    "deny_trade": 1, "transfer": 2,
+}
+
+
+def emts_transactions(line: dict[str, Any]) -> int:
+    """How many EMTS transactions a transaction-file line stands for (`EMTS_SUBMISSIONS`)."""
+    return EMTS_SUBMISSIONS.get(line["type"], 0)
+
+
+def national_market(seed: int, *, years: int = NATIONAL_YEARS, parties: int = NATIONAL_PARTIES,
+                    bad_lines: float = 0.0, postings: float = POSTINGS
+                    ) -> Iterator[dict[str, Any]]:
+    """Every line of a seeded market of about `parties` parties over `years` years from
+    January 2014: the national one by default (reference.md §7; docs/performance.md
+    "National scale" says how its proportions were set and checked)."""
+    market = Market(PartyMix.for_parties(parties), seed, bad_lines, postings, months=12 * years)
+    return market.stream()
