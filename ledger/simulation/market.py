@@ -152,11 +152,11 @@ class Market:
     """The simulated market's parties and the lines they produce, month by month."""
 
     def __init__(self, mix: PartyMix, seed: int, bad_lines: float, postings: float = POSTINGS,
-                 months: int | None = None) -> None:
+                 years: int | None = None) -> None:
         self.rng = Random(seed)
         self.bad_lines = bad_lines
         self.postings = postings
-        self.span = months  # how many months the market runs (None: until the reader stops)
+        self.years = years  # how many years the market runs (None: until the reader stops)
         #: unanswered sells: (date, seller, its selector's (D code, vintage, K), quantity)
         self.waiting: list[tuple[date, Holder, tuple[int, int, int], int]] = []
         self.seq = 0
@@ -212,9 +212,11 @@ class Market:
 
     def months(self) -> Iterator[dict[str, Any]]:
         year, month = FIRST_YEAR, 1
-        for _ in itertools.count() if self.span is None else range(self.span):
+        for _ in itertools.count() if self.years is None else range(12 * self.years):
             yield from self.month(year, month)
             year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        # a span of years ends with its last year's compliance season, in the March after it
+        yield from self.compliance(year - 1, date(year, 3, 28))
 
     def month(self, year: int, month: int) -> Iterator[dict[str, Any]]:
         for holder in sorted(self.generators, key=lambda h: h.day):
@@ -525,5 +527,5 @@ def national_market(seed: int, *, years: int = NATIONAL_YEARS, parties: int = NA
     """Every line of a seeded market of about `parties` parties over `years` years from
     January 2014: the national one by default (reference.md §7; docs/performance.md
     "National scale" says how its proportions were set and checked)."""
-    market = Market(PartyMix.for_parties(parties), seed, bad_lines, postings, months=12 * years)
+    market = Market(PartyMix.for_parties(parties), seed, bad_lines, postings, years=years)
     return market.stream()

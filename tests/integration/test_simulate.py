@@ -43,6 +43,30 @@ def test_the_same_seed_gives_the_lines_it_gave_before_the_move(
         lines, seed, bad]
 
 
+#: sha256 of `generate_market(N, S, F)` (postings at their default) at commit c7bdf5a, before
+#: the national market (`national_market`, `PartyMix`) was added beside it
+BEFORE_THE_NATIONAL_MARKET = {
+    (5_000, 1, 0.0): "bbb6c833be0c173bce8572208a8627c583e6879992ca3cc01b0ca9e559e70a9b",
+    (3_000, 5, 0.05): "9ca28c9fe9f733e7fcf328e3f84eae0064717730f078870bf6c7a3a5be9b5a81",
+    (20_000, 2, 0.0): "96c376bf221e602d2fe951558a7e48d97ee9c6402d8c1d1163f32521de4db103",
+}
+
+
+@pytest.mark.parametrize(("lines", "seed", "bad"), sorted(BEFORE_THE_NATIONAL_MARKET))
+def test_the_same_seed_gives_the_lines_it_gave_before_the_national_market(
+    lines: int, seed: int, bad: float
+) -> None:
+    assert digest(simulate.generate_market(lines, seed, bad)) == BEFORE_THE_NATIONAL_MARKET[
+        lines, seed, bad]
+
+
+def test_a_million_line_market_starts_with_the_lines_it_gave_before_the_national_market(
+) -> None:
+    """The party list sized for a million lines (1,263 producers): its first 30,000 lines."""
+    assert digest(islice(simulate.generate_market(1_000_000, 1), 30_000)) == (
+        "9138816f44dd09f60d6e8f7bf6a56c7b99f4b3ba179e5c44dd4e0170cc4dc320")
+
+
 def test_scripts_simulate_writes_the_generators_lines() -> None:
     """The script is a command line over the package: same options, same bytes on stdout."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's package, not an installed one
