@@ -54,7 +54,7 @@ def read_lines(file: Path, seen: Counter[str]) -> Any:
             seen["lines"] += 1
             seen["emts_transactions"] += emts_transactions(line)
             seen["parties"] += line["type"] == "register_party"
-            if "date" in line:
+            if line["type"] == "generate":  # the years of production, not the last season
                 year = int(line["date"][:4])
                 seen["first_year"] = min(seen["first_year"] or year, year)
                 seen["last_year"] = max(seen["last_year"], year)

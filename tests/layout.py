@@ -86,6 +86,7 @@ SLOW: dict[str, tuple[str, ...]] = {
     "system/test_no_silent_traps.py": (
         "test_a_reports_catch_up_shows_progress_on_a_terminal_only",),
     "system/test_demo.py": ("test_demo_quiet_prints_nothing",),
+    "system/test_national.py": ALL,  # scripts/national.py, four child processes: 24 s
 }
 
 
