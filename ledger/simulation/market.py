@@ -19,8 +19,23 @@ an id starting ``bad-``). Memory stays flat: only gallon-RIN counts per (D code,
 and fuel gallons per party are kept, which is enough because lines are in date order and the
 ledger resolves attribute selectors first-in-first-out among what is held.
 
-`rin demo --size N --seed S` applies one; `python scripts/simulate.py --lines N --seed S` writes
-one as a transaction file.
+Two ways to size one. `generate_market(lines, seed)` picks the party list so that `lines`
+lines span about ten years (`PartyMix.for_lines`). `national_market(seed)` is the national
+market of reference.md §7: about 2,400 parties (`PartyMix.for_parties`: 1,469 producers, 2,401
+parties) over fifteen years from January 2014, closed by the last year's compliance season.
+Its proportions: RINs by D code from `KINDS` (§7's shares); 1.1 M gallon-RINs a producer-month,
+19.4 B a year nationally (§7: 18.3-21.3 B in 2019-2022); about 190,000 EMTS transactions a
+year (§7: 195,000 in 2022), counted a submission each (`EMTS_SUBMISSIONS`: a sell and a buy
+are two; a fast-path `transfer` is a sell and a buy, as in design.md's transactions report),
+about 2.9 million in fifteen years. §7 gives only the total of parties, not their kinds: the
+mix (a blender per three producers, an obligated party per four, an exporter per twenty) and
+the share of trades posted (`POSTINGS`) are this simulator's assumptions; D7 is a fixed
+80,000 gallon-RINs a year (2014: 59,305), not §7's later "few million". How each figure was
+worked out and checked: tests/integration/test_national_market.py, docs/performance.md
+"National scale".
+
+`rin demo --size N --seed S` applies one; `python scripts/simulate.py --lines N --seed S` (or
+`--national`) writes one as a transaction file.
 """
 
 from __future__ import annotations
@@ -74,8 +89,9 @@ D7 = Kind("renewable_diesel", 7, Decimal("1.7"), 0.0, 0.0)  # cellulosic diesel,
 @dataclass(frozen=True)
 class PartyMix:
     """The party list of a market with `producers` generators: how many of each kind register.
-    Besides the generators (by `KINDS` share, one D7 producer, one foreign producer), a blender
-    for every three, an exporter for every twenty, an obligated party for every four."""
+    The generators by `KINDS` share, one D7 producer and the foreign producer importers buy
+    from; a blender for every three producers, an exporter for every twenty, an obligated party
+    for every four."""
 
     producers: int
 
@@ -143,6 +159,11 @@ class Holder:
         return sorted((d, v, n) for (d, v, kk), n in self.rins.items() if kk == k and n > 0)
 
 
+def selected(rins: dict[str, int]) -> tuple[int, int, int]:
+    """The (D code, vintage, K) an attribute selector names."""
+    return rins["d_code"], rins["vintage"], rins["k"]
+
+
 def gallon_rins(ev: Decimal, volume: int) -> int:
     """EV × Vs to the nearest whole gallon-RIN, halves up (§80.1426(f)(3)(ii))."""
     return int((ev * volume).to_integral_value(rounding=ROUND_HALF_UP))
@@ -157,8 +178,8 @@ class Market:
         self.bad_lines = bad_lines
         self.postings = postings
         self.years = years  # how many years the market runs (None: until the reader stops)
-        #: unanswered sells: (date, seller, its selector's (D code, vintage, K), quantity)
-        self.waiting: list[tuple[date, Holder, tuple[int, int, int], int]] = []
+        #: unanswered sells: (date, seller, buyer, its selector's (D code, vintage, K), quantity)
+        self.waiting: list[tuple[date, Holder, Holder, tuple[int, int, int], int]] = []
         self.seq = 0
         self.budget = mix.producers * GALLON_RINS_PER_PRODUCER_MONTH
         self.parties: list[Holder] = []
@@ -351,6 +372,9 @@ class Market:
         sell = {"date": day, "party": seller.party, "to": buyer.party, "rins": rins, **terms}
         buy = {"date": day, "party": buyer.party, "from": seller.party, "rins": rins, **terms}
         buy.pop("ptd", None)
+        if ending == "buy_first" and (on, seller, buyer, selected(rins), rins["quantity"]) in (
+                self.waiting):
+            ending = "completed"  # a lone buy would complete the unanswered sell it agrees with
         if ending == "buy_first":
             posted = self.line("buy", buy)
             yield posted
@@ -362,8 +386,7 @@ class Market:
             yield self.line("buy", {**buy, "match": posted["id"]})
             return True
         if ending == "expired" and may_expire:
-            self.waiting.append((on, seller, (rins["d_code"], rins["vintage"], rins["k"]),
-                                 rins["quantity"]))
+            self.waiting.append((on, seller, buyer, selected(rins), rins["quantity"]))
             return False
         if ending == "denied":
             yield self.line("deny_trade", {"date": day, "party": buyer.party,
@@ -384,7 +407,7 @@ class Market:
         yield self.line("expire_trades", {"date": on.isoformat()})
         for waited in stale:
             self.waiting.remove(waited)
-            _, seller, slot, quantity = waited
+            _, seller, _, slot, quantity = waited
             seller.rins[slot] += quantity
 
     def incidents(self, on: date) -> Iterator[dict[str, Any]]:

@@ -209,3 +209,41 @@ def test_scripts_simulate_national_writes_the_generators_lines() -> None:
     ).stdout
     lines = islice(national_market(2, years=1, parties=24), 300)
     assert written == b"".join(orjson.dumps(line) + b"\n" for line in lines)
+
+
+class Draws:
+    """Stands in for the market's random draws: each `random()` the next of `values`."""
+
+    def __init__(self, *values: float) -> None:
+        self.values = list(values)
+
+    def random(self) -> float:
+        return self.values.pop(0)
+
+
+def test_a_buy_first_never_answers_an_unanswered_sell_it_agrees_with() -> None:
+    """A lone `buy` completes with the oldest pending sell of its partner that agrees
+    (handlers.buy), so when a separated sell of the same RINs to the same buyer on the same day
+    is left to expire, the second trade must not post its buy first: its sell would then find
+    that buy completed (§80.1452(c)(6)) and be refused. It happened in a 5 % national trial:
+    two equal pieces of one separation, sold to one obligated party."""
+    trading = market.Market(PartyMix(6), SEED, 0.0)
+    seller, buyer = trading.blenders[0], trading.obligated[0]
+    on = market.date(2014, 3, 3)
+    seller.rins[(6, 2014, 2)] = 2_000
+    first = seller.take(6, 2014, 2, 1_000)
+    trading.rng = Draws(0.0, 0.23)  # type: ignore[assignment]  # posted; left to expire
+    lone = list(trading.trade(seller, buyer, on, first, {"price": "1.00"}, may_expire=True))
+    assert [line["type"] for line in lone] == ["sell"]
+    second = seller.take(6, 2014, 2, 1_000)
+    trading.rng = Draws(0.0, 0.0)  # type: ignore[assignment]  # posted; the buy first
+    answered = list(trading.trade(seller, buyer, on, second, {"price": "1.10"},
+                                  may_expire=True))
+    assert [line["type"] for line in answered] == ["sell", "buy"]
+    assert answered[1]["match"] == answered[0]["id"]
+    # the buy first still happens when nothing unanswered agrees (another quantity)
+    seller.rins[(6, 2014, 2)] = 999
+    other = seller.take(6, 2014, 2, 999)
+    trading.rng = Draws(0.0, 0.0)  # type: ignore[assignment]
+    first_buy = list(trading.trade(seller, buyer, on, other, {"price": "1.10"}, may_expire=True))
+    assert [line["type"] for line in first_buy] == ["buy", "sell"]
