@@ -47,7 +47,7 @@ from projections import (
 )
 from projections.batch import Batch
 from projections.facts import Fact
-from projections.tracking import ViewRecorder
+from projections.tracking import ViewRecorder, complete, tracked
 
 #: the views' storage: a SQLite file, or tables in PostgreSQL
 Recorder = ViewRecorder | pg_views.PgViewRecorder
@@ -119,6 +119,20 @@ def project(
         return rebuild(ledger, path, batch_size=batch_size, progress=progress, stop=stop)
     finally:
         recorder.close()
+
+
+def current(ledger: Ledger, db: sqlite3.Connection) -> bool:
+    """Whether the views file open on `db` holds every table of the layout and is tracked at
+    the log's last notification: nothing to project, so a report reads it straight away
+    instead of opening the follower (its connection set-up was most of an as-of query)."""
+    c = db.cursor()
+    try:
+        return (complete(c, TABLES, SQL_VIEWS, LAYOUT)
+                and tracked(c, ledger.log.name) == ledger.log.position())
+    except sqlite3.DatabaseError:  # no tracking table yet, or not a views file: project
+        return False
+    finally:
+        c.close()
 
 
 class OutOfStep(Exception):
