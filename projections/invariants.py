@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import groupby
@@ -23,7 +22,6 @@ from typing import Any
 from sqlite_utils import Database
 
 from ledger.application.ledger import Ledger
-from ledger.domain.party import Party
 from ledger.domain.ranges import RangeError, SerialSet
 from ledger.domain.rin import RinBlock
 from projections import activity_check
@@ -31,20 +29,7 @@ from projections.facts import Fact, batch_of
 from projections.holdings import changes
 from projections.lock_invariants import LockReplay
 from projections.quarterly import fuel_change
-from projections.runner import TABLES, TOPICS, project, rebuild, views_path
-
-
-def facts(ledger: Ledger, stop: int) -> Iterator[Fact]:
-    """Every Party event up to notification `stop`, in log order, with its party's id, read
-    page by page (verify's memory does not grow with the log's length)."""
-    owners: dict[Any, str] = {}
-    for logged in ledger.log.events(stop=stop, topics=TOPICS):
-        event = logged.event
-        if type(event) is Party.Registered:
-            owners[event.originator_id] = event.party_id
-        owner = owners.get(event.originator_id)
-        if owner is not None:
-            yield Fact.of(logged.notification_id, owner, event)
+from projections.runner import TABLES, Observer, project, rebuild, views_path
 
 
 @dataclass
@@ -300,13 +285,15 @@ def dump(path: str | os.PathLike[str]) -> dict[str, list[tuple[Any, ...]]]:
         db.close()
 
 
-def compare_with_rebuild(ledger: Ledger, path: Path, stop: int) -> list[str]:
+def compare_with_rebuild(ledger: Ledger, path: Path, stop: int,
+                         observe: Observer | None = None) -> list[str]:
     """The incremental views equal a from-scratch rebuild (to the same position) table by
     table, compared by SQLite itself over the two files (`EXCEPT` both ways, and the row
-    counts) rather than with every row of both copies in memory."""
+    counts) rather than with every row of both copies in memory. `observe` gets each Party
+    event's fact as the rebuild decodes it."""
     with tempfile.TemporaryDirectory() as folder:
         fresh = Path(folder) / "views.sqlite"
-        rebuild(ledger, fresh, stop=stop)
+        rebuild(ledger, fresh, stop=stop, observe=observe)
         db = Database(os.fspath(path))
         try:
             db.execute("ATTACH DATABASE ? AS fresh", [os.fspath(fresh)])
@@ -332,18 +319,22 @@ def table_difference(db: Database, name: str) -> str | None:
 
 def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[str]:
     """Every broken invariant, one message each; an empty list means all hold. One pass over
-    the log: each fact is replayed and its dated changes gathered, then dropped."""
+    the log, the rebuild's: each fact it decodes is replayed and its dated changes gathered,
+    then dropped."""
     path = Path(path or views_path(ledger))
     stop = project(ledger, path)
     locks = LockReplay.of(ledger, stop)
     with tempfile.TemporaryDirectory() as folder:
         replay, dated = Replay(), DatedChecks(Path(folder) / "dated.sqlite")
-        for fact in facts(ledger, stop):
+
+        def check(fact: Fact) -> None:
             locks.check(fact)
             replay.run(fact)
             dated.add(fact)
+
+        differences = compare_with_rebuild(ledger, path, stop, observe=check)
         dated_problems = dated.problems()
     return [
         *replay.problems, *locks.problems, *replay.conservation(), *dated_problems,
-        *compare_with_rebuild(ledger, path, stop), *activity_check.problems(path),
+        *differences, *activity_check.problems(path),
     ]
