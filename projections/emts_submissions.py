@@ -40,6 +40,7 @@ SUBMISSIONS = Table(
     },
     pk=("notification_id", "seq"),
     indexes=(("party", "date"),),
+    index_late=True,  # no query during a rebuild reads it: indexed once at its end
 )
 TABLES = (SUBMISSIONS,)
 KINDS = frozenset({"generated", "separated", "retired", "trade_posted", "transferred_out",

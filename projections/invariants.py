@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import groupby
@@ -23,28 +22,13 @@ from typing import Any
 from sqlite_utils import Database
 
 from ledger.application.ledger import Ledger
-from ledger.domain.party import Party
 from ledger.domain.ranges import RangeError, SerialSet
-from ledger.domain.rin import RinBlock
 from projections import activity_check
 from projections.facts import Fact, batch_of
 from projections.holdings import changes
 from projections.lock_invariants import LockReplay
 from projections.quarterly import fuel_change
-from projections.runner import TABLES, TOPICS, project, rebuild, views_path
-
-
-def facts(ledger: Ledger, stop: int) -> Iterator[Fact]:
-    """Every Party event up to notification `stop`, in log order, with its party's id, read
-    page by page (verify's memory does not grow with the log's length)."""
-    owners: dict[Any, str] = {}
-    for logged in ledger.log.events(stop=stop, topics=TOPICS):
-        event = logged.event
-        if type(event) is Party.Registered:
-            owners[event.originator_id] = event.party_id
-        owner = owners.get(event.originator_id)
-        if owner is not None:
-            yield Fact.of(logged.notification_id, owner, event)
+from projections.runner import TABLES, Observer, project, rebuild, views_path
 
 
 @dataclass
@@ -183,51 +167,78 @@ class DatedChecks:
         self.db.execute("CREATE TABLE serials (party TEXT, prefix TEXT, day TEXT, point INT, "
                         "delta INT, kind INT)")
         self.db.execute("CREATE TABLE fuel (party TEXT, day TEXT, change TEXT, kind INT)")
+        # each sell's life, kept in the file too: a sell posted at notification `posted` (a
+        # posting id posted again starts a new life), its blocks, and every closing of it
+        self.db.execute("CREATE TABLE lives (posting TEXT PRIMARY KEY, posted INT, party TEXT, "
+                        "volume TEXT, start TEXT)")
+        self.db.execute("CREATE TABLE life_blocks (posted INT, prefix TEXT, first INT, "
+                        "last INT)")
+        self.db.execute("CREATE TABLE closings (posting TEXT, closed INT, day TEXT)")
         self.serials: list[tuple[str, str, str, int, int, int]] = []
         self.fuel: list[tuple[str, str, str, int]] = []
-        #: each sell's (seller, reserved blocks, K=1 fuel, first day, day it ended or None)
-        self.lives: dict[str, list[Any]] = {}
+        self.lives: list[tuple[str, int, str, str | None, str]] = []
+        self.life_blocks: list[tuple[int, str, int, int]] = []
+        self.closings: list[tuple[str, int, str | None]] = []
 
     def add(self, fact: Fact) -> None:
         day = fact.effective_date or ""
         for block, code, _, gallon_rins in changes(fact):
-            self.count(fact.party, block, code, day, 1 if gallon_rins > 0 else -1, self.HELD)
+            self.count(fact.party, block.start, block.end, code[:22], day,
+                       1 if gallon_rins > 0 else -1, self.HELD)
         change = fuel_change(fact)
         if change is not None:
             self.fuel.append((fact.party, day, str(change), self.HELD))
         event = fact.event
         if fact.kind == "trade_posted" and event.side == "sell":
-            self.lives[event.client_id] = [fact.party, fact.blocks, event.volume, day, None]
-        elif fact.kind == "trade_closed" and event.posting in self.lives:
-            self.lives[event.posting][4] = fact.effective_date
-        if len(self.serials) + len(self.fuel) >= self.FLUSH:
+            self.lives.append((event.client_id, fact.notification_id, fact.party,
+                               str(event.volume) if event.volume else None, day))
+            self.life_blocks += ((fact.notification_id, b.code[:22], b.start, b.end)
+                                 for b in fact.blocks)
+        elif fact.kind == "trade_closed":
+            self.closings.append((event.posting, fact.notification_id, fact.effective_date))
+        if len(self.serials) + len(self.fuel) + len(self.life_blocks) >= self.FLUSH:
             self.flush()
 
-    def count(self, party: str, block: RinBlock, code: str, day: str, sign: int, kind: int
-              ) -> None:
-        self.serials += ((party, code[:22], day, block.start, sign, kind),
-                         (party, code[:22], day, block.end + 1, -sign, kind))
+    def count(self, party: str, first: int, last: int, prefix: str, day: str, sign: int,
+              kind: int) -> None:
+        self.serials += ((party, prefix, day, first, sign, kind),
+                         (party, prefix, day, last + 1, -sign, kind))
 
     def reserve(self) -> None:
-        """Each sell's reserved serials and fuel, counted from its first day to its end."""
-        for party, blocks, volume, start, end in self.lives.values():
+        """Each sell's reserved serials and fuel, counted from its first day to the day its
+        last closing after its posting ended it (none: still pending)."""
+        self.db.execute("CREATE INDEX closed ON closings (posting, closed)")
+        self.db.execute("CREATE INDEX blocks ON life_blocks (posted)")
+        rows = self.db.execute(
+            "SELECT posted, party, volume, start, (SELECT day FROM closings AS c WHERE "
+            "c.posting = l.posting AND c.closed > l.posted ORDER BY c.closed DESC LIMIT 1) "
+            "FROM lives AS l ORDER BY posted")
+        for posted, party, volume, start, end in rows:  # read as it goes: memory stays flat
             if end is not None and end <= start:
                 continue  # completed on its own date: never held back
-            for block in blocks:
+            for prefix, first, last in self.db.execute(
+                    "SELECT prefix, first, last FROM life_blocks WHERE posted = ?", [posted]):
                 for day, sign in ((start, 1), (end, -1)):
                     if day is not None:
-                        self.count(party, block, block.code, day, sign, self.RESERVED)
+                        self.count(party, first, last, prefix, day, sign, self.RESERVED)
             if volume:
-                self.fuel.append((party, start, str(volume), self.RESERVED))
+                self.fuel.append((party, start, volume, self.RESERVED))
                 if end is not None:
-                    self.fuel.append((party, end, str(-volume), self.RESERVED))
+                    self.fuel.append((party, end, str(-Decimal(volume)), self.RESERVED))
+            if len(self.serials) + len(self.fuel) >= self.FLUSH:
+                self.flush()
 
     def flush(self) -> None:
         self.db.conn.executemany("INSERT INTO serials VALUES (?, ?, ?, ?, ?, ?)", self.serials)
         self.db.conn.executemany("INSERT INTO fuel VALUES (?, ?, ?, ?)", self.fuel)
-        self.serials, self.fuel = [], []
+        self.db.conn.executemany("INSERT OR REPLACE INTO lives VALUES (?, ?, ?, ?, ?)",
+                                 self.lives)
+        self.db.conn.executemany("INSERT INTO life_blocks VALUES (?, ?, ?, ?)", self.life_blocks)
+        self.db.conn.executemany("INSERT INTO closings VALUES (?, ?, ?)", self.closings)
+        self.serials, self.fuel, self.lives, self.life_blocks, self.closings = [], [], [], [], []
 
     def problems(self) -> list[str]:
+        self.flush()
         self.reserve()
         self.flush()
         try:
@@ -300,13 +311,15 @@ def dump(path: str | os.PathLike[str]) -> dict[str, list[tuple[Any, ...]]]:
         db.close()
 
 
-def compare_with_rebuild(ledger: Ledger, path: Path, stop: int) -> list[str]:
+def compare_with_rebuild(ledger: Ledger, path: Path, stop: int,
+                         observe: Observer | None = None) -> list[str]:
     """The incremental views equal a from-scratch rebuild (to the same position) table by
     table, compared by SQLite itself over the two files (`EXCEPT` both ways, and the row
-    counts) rather than with every row of both copies in memory."""
+    counts) rather than with every row of both copies in memory. `observe` gets each Party
+    event's fact as the rebuild decodes it."""
     with tempfile.TemporaryDirectory() as folder:
         fresh = Path(folder) / "views.sqlite"
-        rebuild(ledger, fresh, stop=stop)
+        rebuild(ledger, fresh, stop=stop, observe=observe)
         db = Database(os.fspath(path))
         try:
             db.execute("ATTACH DATABASE ? AS fresh", [os.fspath(fresh)])
@@ -332,18 +345,22 @@ def table_difference(db: Database, name: str) -> str | None:
 
 def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[str]:
     """Every broken invariant, one message each; an empty list means all hold. One pass over
-    the log: each fact is replayed and its dated changes gathered, then dropped."""
+    the log, the rebuild's: each fact it decodes is replayed and its dated changes gathered,
+    then dropped."""
     path = Path(path or views_path(ledger))
     stop = project(ledger, path)
     locks = LockReplay.of(ledger, stop)
     with tempfile.TemporaryDirectory() as folder:
         replay, dated = Replay(), DatedChecks(Path(folder) / "dated.sqlite")
-        for fact in facts(ledger, stop):
+
+        def check(fact: Fact) -> None:
             locks.check(fact)
             replay.run(fact)
             dated.add(fact)
+
+        differences = compare_with_rebuild(ledger, path, stop, observe=check)
         dated_problems = dated.problems()
     return [
         *replay.problems, *locks.problems, *replay.conservation(), *dated_problems,
-        *compare_with_rebuild(ledger, path, stop), *activity_check.problems(path),
+        *differences, *activity_check.problems(path),
     ]

@@ -39,6 +39,7 @@ LATE = Table(
     },
     pk=("notification_id",),
     indexes=(("date",),),
+    index_late=True,  # no query during a rebuild reads it: indexed once at its end
 )
 TABLES = (LATE,)
 KINDS = frozenset({"generated", "separated", "retired", "trade_posted", "transferred_out",

@@ -56,6 +56,7 @@ REASONS = Table(
     },
     pk=("notification_id", "seq"),
     indexes=(("kind", "year"),),
+    index_late=True,  # no query during a rebuild reads it: indexed once at its end
 )
 GENERATION = Table(
     "market_generation",

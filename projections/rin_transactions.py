@@ -51,6 +51,7 @@ TRANSACTIONS = Table(
     },
     pk=("notification_id", "seq"),
     indexes=(("party", "year", "quarter"),),
+    index_late=True,  # no query during a rebuild reads it: indexed once at its end
 )
 TABLES = (TRANSACTIONS,)
 #: the transaction type (§80.1451(c)(1)(iii)(D)) of each event kind and the activity report's

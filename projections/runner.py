@@ -47,7 +47,7 @@ from projections import (
 )
 from projections.batch import Batch
 from projections.facts import Fact
-from projections.tracking import ViewRecorder
+from projections.tracking import ViewRecorder, complete, tracked
 
 #: the views' storage: a SQLite file, or tables in PostgreSQL
 Recorder = ViewRecorder | pg_views.PgViewRecorder
@@ -77,6 +77,9 @@ FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
 #: third of the log, are never read
 TOPICS = DOMAIN_TOPICS  # the same topics as `Ledger.follow`
 Progress = Callable[[int, int], None]
+#: what else reads each Party event's fact as a rebuild makes it (`verify`'s replay), in log
+#: order: one decoding of the log for both
+Observer = Callable[[Fact], None]
 #: each Party aggregate's id, as its 128-bit integer (hashing a UUID runs Python code, once per
 #: event), → the party's company id
 Owners = dict[int, str]
@@ -121,6 +124,20 @@ def project(
         recorder.close()
 
 
+def current(ledger: Ledger, db: sqlite3.Connection) -> bool:
+    """Whether the views file open on `db` holds every table of the layout and is tracked at
+    the log's last notification: nothing to project, so a report reads it straight away
+    instead of opening the follower (its connection set-up was most of an as-of query)."""
+    c = db.cursor()
+    try:
+        return (complete(c, TABLES, SQL_VIEWS, LAYOUT)
+                and tracked(c, ledger.log.name) == ledger.log.position())
+    except sqlite3.DatabaseError:  # no tracking table yet, or not a views file: project
+        return False
+    finally:
+        c.close()
+
+
 class OutOfStep(Exception):
     """The views' tracked position disagrees with their rows or the store (the tracking row
     was edited or deleted, or the store lost its tail): `project` rebuilds instead of looping."""
@@ -128,15 +145,15 @@ class OutOfStep(Exception):
 
 def rebuild(
     ledger: Ledger, path: str | os.PathLike[str] | None = None, *, batch_size: int = BATCH_SIZE,
-    progress: Progress | None = None, stop: int | None = None,
+    progress: Progress | None = None, stop: int | None = None, observe: Observer | None = None,
 ) -> int:
     """Empty the views and project every event from the start of the log; then create the
     large tables' indexes and the derived tables, each built once from all rows rather than
-    grown batch by batch."""
+    grown batch by batch. `observe` is given every Party event's fact, in log order."""
     recorder = open_views(path or views_location(ledger))
     try:
         recorder.clear(ledger.log.name)
-        position = follow(ledger, recorder, batch_size, progress, stop)
+        position = follow(ledger, recorder, batch_size, progress, stop, observe)
         recorder.create_table()
         return position
     finally:
@@ -145,7 +162,7 @@ def rebuild(
 
 def follow(
     ledger: Ledger, recorder: Recorder, batch_size: int, progress: Progress | None,
-    stop: int | None,
+    stop: int | None, observe: Observer | None = None,
 ) -> int:
     """Project batches up to `stop` (or the end of the log when called); one transaction per
     batch. Only the Party and BatchInvalidation events are read: a page of fewer than
@@ -167,7 +184,7 @@ def follow(
             last = page[-1].notification_id if len(page) == batch_size else end
             if owners is None:
                 owners = load_owners(recorder)
-            batch = collect(page, owners)
+            batch = collect(page, owners, observe)
             try:
                 recorder.record(batch, Tracking(name, last), finisher(batch), after=position)
             except (IntegrityError, sqlite3.IntegrityError):
@@ -186,32 +203,37 @@ def follow(
     return position
 
 
-def collect(page: Sequence[LoggedEvent], owners: Owners) -> Batch:
-    """Every view's rows for a page of the log."""
+def collect(page: Sequence[LoggedEvent], owners: Owners, observe: Observer | None = None
+            ) -> Batch:
+    """Every view's rows for a page of the log; each Party event's fact also to `observe`."""
     batch = Batch()
     for logged in page:
-        apply_event(logged.notification_id, logged.event, owners, batch)
+        fact = apply_event(logged.notification_id, logged.event, owners, batch)
+        if fact is not None and observe is not None:
+            observe(fact)
     return batch
 
 
-def apply_event(notification_id: int, event: Any, owners: Owners, batch: Batch) -> None:
-    """Add one domain event's rows to `batch` in every view that takes its kind."""
+def apply_event(notification_id: int, event: Any, owners: Owners, batch: Batch) -> Fact | None:
+    """Add one domain event's rows to `batch` in every view that takes its kind; return its
+    fact if it is a Party event."""
     if isinstance(event, FINDINGS):
         invalid.project_finding(notification_id, event, batch)
-        return
+        return None
     if isinstance(event, batch_locks.STATUS_EVENTS):
         batch_locks.project_status(notification_id, event, batch)
-        return
+        return None
     aggregate = event.originator_id.int
     if type(event) is Party.Registered:
         owners[aggregate] = event.party_id
         parties.register(notification_id, event, batch)
     owner = owners.get(aggregate)
     if owner is None:
-        return  # not a Party event
+        return None  # not a Party event
     fact = Fact.of(notification_id, owner, event)
     for project in projectors(fact.kind):
         project(fact, batch)
+    return fact
 
 
 @cache

@@ -51,8 +51,13 @@ class Table:
 
     def create_indexes(self, db: Database) -> None:
         """Create the table's indexes that do not exist yet."""
-        for columns in self.indexes:
-            db[self.name].create_index(columns, if_not_exists=True)  # type: ignore[union-attr]
+        for columns, name in zip(self.indexes, self.index_names(), strict=True):
+            db[self.name].create_index(  # type: ignore[union-attr]
+                columns, index_name=name, if_not_exists=True)
+
+    def index_names(self) -> list[str]:
+        """Each index's name, as sqlite-utils names it by default: idx_<table>_<columns>."""
+        return [f"idx_{self.name}_{'_'.join(columns)}" for columns in self.indexes]
 
     def insert_sql(self) -> str:
         """One prepared INSERT taking a row as a tuple in column order."""

@@ -15,6 +15,7 @@ a rebuild ends by building the large tables' indexes.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable, Iterable
 
 from eventsourcing.persistence import IntegrityError, Tracking
@@ -39,6 +40,30 @@ def wrap(cursor: SQLiteCursor) -> Database:
     writes use savepoints, never commits."""
     return Database(cursor.sqlite_cursor.connection, recursive_triggers=False,
                     execute_plugins=False)
+
+
+MIGRATION = "__migration__"  # the library's tracking record of its own table's layout
+
+
+def complete(c: sqlite3.Cursor, tables: Iterable[Table], sql_views: Iterable[View], layout: int
+             ) -> bool:
+    """Whether the file is of `layout` (its user_version) and holds every table, index and SQL
+    view the code defines, and the library's single-row tracking table with its migration
+    record (which the library's `create_table` then leaves as it is)."""
+    if c.execute("PRAGMA user_version").fetchone()[0] != layout:
+        return False
+    expected = {name for table in tables for name in (table.name, *table.index_names())}
+    expected |= {view.name for view in sql_views} | {"tracking"}
+    names = {row[0] for row in c.execute("SELECT name FROM sqlite_master")}
+    return expected <= names and c.execute(
+        "SELECT 1 FROM tracking WHERE application_name = ?", (MIGRATION,)).fetchone() is not None
+
+
+def tracked(c: sqlite3.Cursor, application_name: str) -> object:
+    """The position the views are tracked at (None before the first batch), read as it is."""
+    row = c.execute("SELECT MAX(notification_id) FROM tracking WHERE application_name = ?",
+                    (application_name,)).fetchone()
+    return row[0] if row else None
 
 
 class ViewConnections(ConnectionPragmas, SQLiteConnectionPool):
@@ -72,10 +97,21 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
 
     def create_table(self) -> None:
         """The library's tracking table, then the read models' tables in a transaction of
-        their own."""
+        their own, unless the file already holds every one of them (`in_place`)."""
+        if self.in_place():
+            return
         super().create_table()
         with self.datastore.transaction(commit=True) as c:
             self.create_views(c)
+
+    def in_place(self) -> bool:
+        """Whether the file already holds everything `create_table` would make (`complete`):
+        then opening it reads its schema once, where creating each object "if not exists"
+        took most of a small query's time (an as-of position)."""
+        if not self.datastore.single_row_tracking:  # the library's other tracking layout
+            return False
+        with self.datastore.transaction(commit=False) as c:
+            return complete(c.sqlite_cursor, self.tables, self.sql_views, self.layout)
 
     def create_views(self, c: SQLiteCursor) -> None:
         """Create what is missing; a file of another layout (its user_version) is emptied

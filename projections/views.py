@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,15 @@ from projections.report_head import head_at
 from projections.report_rows import QuarterEnd
 
 
+def file_identity(path: Path) -> tuple[int, int]:
+    """(device, inode) of the file at `path`, (0, 0) if there is none."""
+    try:
+        found = path.stat()
+    except OSError:
+        return 0, 0
+    return found.st_dev, found.st_ino
+
+
 class Views:
     """The read models of `ledger` in `path` (default `<data>/views.sqlite`)."""
 
@@ -51,6 +61,7 @@ class Views:
         #: the views' PostgreSQL URL, if they live there
         self.url = str(location) if pg_views.is_url(location) else None
         self.path = Path(location) if self.url is None else Path(VIEWS_FILE)
+        self._open = threading.local()  # this thread's connection to the views file (`_db`)
 
     def project(self, **options: Any) -> int:
         """Bring the views up to date; return the last notification id projected."""
@@ -87,8 +98,24 @@ class Views:
         return read_side.check_read_side(self.ledger, self.path)
 
     def _db(self) -> Database:
+        """The views file, brought up to date first unless it already is (`runner.current`).
+
+        Kept open between reports, one connection per thread: SQLite reads a file's schema
+        once per connection, which was most of a small query's time (an as-of position). A
+        connection outside a transaction reads the latest commit, and is opened again if the
+        file at `path` is another one (deleted and made anew)."""
+        opened: tuple[Database, tuple[int, int]] | None = getattr(self._open, "db", None)
+        found = file_identity(self.path)
+        if opened is not None and opened[1] != found:
+            opened[0].close()
+            opened = self._open.db = None
+        if opened is not None and runner.current(self.ledger, opened[0].conn):
+            return opened[0]
         self.project()
-        return Database(self.path)
+        if opened is None:
+            db = Database(self.path)
+            self._open.db = opened = (db, file_identity(self.path))
+        return opened[0]
 
     def _ask(self, query: Any, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
         if self.url is not None:
@@ -99,11 +126,7 @@ class Views:
                 return recorder.ask(lambda db: query(db, *args, **kwargs))
             finally:
                 recorder.close()
-        db = self._db()
-        try:
-            return list(query(db, *args, **kwargs))
-        finally:
-            db.close()
+        return list(query(self._db(), *args, **kwargs))
 
     def holdings(
         self, party: str | None = None, as_of: date | None = None,

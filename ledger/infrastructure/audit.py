@@ -29,7 +29,15 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Notification
 
-from ledger.infrastructure.chain import GENESIS, SEAL_KEY, Links, fold, notifications
+from ledger.infrastructure.chain import (
+    GENESIS,
+    SEAL_KEY,
+    Links,
+    ReadState,
+    fold,
+    notifications,
+    read_state,
+)
 from ledger.infrastructure.command_records import CommandRecord, event_name
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.head_file import read_head_file
@@ -150,13 +158,14 @@ class Audit:
                    else f"notifications {self.last_id + 1:,}-{note.id - 1:,}")
             self.problems.append(f"{gap} missing from stored_events: deleted")
         self.heads_before(note.id)
-        self.running = fold(self.running, note)
+        read = read_state(note)  # parsed and rendered once, for the head and the link
+        self.running = fold(self.running, note, body=read.body)
         self.last_id = note.id
-        self.check_event(note)
+        self.check_event(note, read)
         self.check_heads_at(note.id)
 
-    def check_event(self, note: Notification) -> None:
-        state, problem = self.links.step(note)
+    def check_event(self, note: Notification, read: ReadState | None = None) -> None:
+        state, problem = self.links.step(note, read)
         if problem:
             self.problems.append(problem)
         if state is not None and note.topic == CommandRecord.Applied.TOPIC:
@@ -307,8 +316,8 @@ def check_aggregate_snapshots(app: Application[UUID], oid: UUID, table: str) -> 
     problems: list[str] = []
     aggregate: Any = None
     name = f"aggregate {oid}"
-    try:
-        for event in app.events.get(oid):
+    try:  # replayed up to its last snapshot: the events after it are no snapshot's
+        for event in app.events.get(oid, lte=max(stored, default=0)):
             aggregate = event.mutate(aggregate)  # type: ignore[attr-defined]
             if aggregate is not None and hasattr(aggregate, "party_id"):
                 name = f"party {aggregate.party_id}"
@@ -347,7 +356,9 @@ def compare(app: Application[UUID], aggregate: Any, row: Any) -> str | None:
         snapshot = app.mapper.to_domain_event(row)
         current = is_current(snapshot)
         restored = snapshot.mutate(None)  # type: ignore[attr-defined]
-        stored_state = orjson.loads(app.mapper.transcoder.encode(Snapshot.take(restored).state))
+        if not current:  # what the upcast state holds; a current one is compared as stored
+            stored_state = orjson.loads(
+                app.mapper.transcoder.encode(Snapshot.take(restored).state))
     except Exception as exc:
         return f"cannot be loaded ({type(exc).__name__}: {exc})"
     if not current and isinstance(stored_state, dict):  # an older class's: what it holds

@@ -90,18 +90,29 @@ def sealed_state(previous: str, originator_id: UUID | str, version: int, topic: 
         chain = link(previous, originator_id, version, topic, values)
         return chain, with_chain(plain, chain), canonical({**values, CHAIN_KEY: chain})
     end = at + len(MARKER)
-    if rendered[at - 1:at] == b",":
-        rest = rendered[:at - 1] + rendered[end:]
-    else:  # the first key: `{"chain":…,` or the only one
-        rest = rendered[:at] + rendered[end + (rendered[end:end + 1] == b","):]
-    body = b"".join((
-        b'{"originator_id":', orjson.dumps(str(originator_id)), b',"originator_version":',
-        str(version).encode(), b',"state":', rest, b',"topic":', orjson.dumps(topic), b"}",
-    ))
-    chain = hashlib.sha256(previous.encode() + body).hexdigest()
+    rest = cut(rendered, at, end)
+    chain = hashlib.sha256(previous.encode() + link_body(originator_id, version, topic, rest)
+                           ).hexdigest()
     value = end - len(PLACEHOLDER) - 1
     return chain, with_chain(plain, chain), (
         rendered[:value] + chain.encode() + rendered[value + len(PLACEHOLDER):])
+
+
+def cut(rendered: bytes, at: int, end: int) -> bytes:
+    """Canonical JSON of an object less its top-level entry at bytes `at`…`end` (canonical JSON
+    less one top-level key is the canonical JSON of the rest)."""
+    if rendered[at - 1:at] == b",":
+        return rendered[:at - 1] + rendered[end:]
+    # the first key: `{"chain":…,` or the only one
+    return rendered[:at] + rendered[end + (rendered[end:end + 1] == b","):]
+
+
+def link_body(originator_id: UUID | str, version: int, topic: str, rest: bytes) -> bytes:
+    """The bytes `link` hashes, from the canonical bytes `rest` of the state less its chain."""
+    return b"".join((
+        b'{"originator_id":', orjson.dumps(str(originator_id)), b',"originator_version":',
+        str(version).encode(), b',"state":', rest, b',"topic":', orjson.dumps(topic), b"}",
+    ))
 
 
 def with_chain(plain: bytes, chain: str) -> bytes:
@@ -232,6 +243,30 @@ def fold(head: str, notification: Notification,
     return hashlib.sha256(head.encode() + header + body).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class ReadState:
+    """A stored state read once for both checks of it: its JSON value (None if it is not
+    JSON) and the bytes the head folds (its canonical form, or its raw bytes if it has none)."""
+
+    value: Any
+    body: bytes
+    canonical: bool
+
+
+def read_state(notification: Notification) -> ReadState:
+    """The state of `notification` parsed and rendered canonically once, for the head's fold
+    and the aggregate's link alike (each used to parse it on its own)."""
+    raw = notification.state
+    try:
+        value = parse_state(raw)
+    except (ValueError, RecursionError):
+        return ReadState(None, raw.encode() if isinstance(raw, str) else bytes(raw), False)
+    try:
+        return ReadState(value, canonical(value), True)
+    except (ValueError, TypeError, RecursionError):
+        return ReadState(value, raw.encode() if isinstance(raw, str) else bytes(raw), False)
+
+
 def chain_head(app: Application[UUID], upto: int | None = None) -> dict[str, Any]:
     """The ledger-wide head: every notification up to `upto` (default all) folded in id order."""
     head, last = GENESIS, 0
@@ -270,26 +305,28 @@ class Links:
         self.last: dict[str, tuple[int, str]] = {}  # aggregate → (version, chain) seen last
         self.names: dict[str, str] = {}
 
-    def step(self, note: Notification) -> tuple[dict[str, Any] | None, str | None]:
+    def step(self, note: Notification, read: ReadState | None = None
+             ) -> tuple[dict[str, Any] | None, str | None]:
         """The event's parsed state (None if it is not a JSON object), and what is wrong with
-        it, located, if anything."""
+        it, located, if anything. `read`: the state already read (`read_state`)."""
         oid = str(note.originator_id)
-        try:
-            state = parse_state(note.state)
-            if not isinstance(state, dict):
-                raise ValueError("not an object")
-        except (ValueError, RecursionError):
+        read = read or read_state(note)
+        state = read.value
+        if not isinstance(state, dict):
             return None, f"{where(self.names, oid, note)}: stored state is not JSON"
         self.names.setdefault(oid, aggregate_name(oid, state) if note.originator_version == 1
                               else f"aggregate {oid}")
-        problem = check_link(self.last.get(oid), note, state)
+        problem = check_link(self.last.get(oid), note, state,
+                             read.body if read.canonical else None)
         self.last[oid] = (note.originator_version, str(state.get(CHAIN_KEY, GENESIS)))
         return state, f"{where(self.names, oid, note)}: {problem}" if problem else None
 
 
 def check_link(previous: tuple[int, str] | None, note: Notification,
-               state: dict[str, Any]) -> str | None:
-    """What is wrong with one stored event given its aggregate's previous one, if anything."""
+               state: dict[str, Any], rendered: bytes | None = None) -> str | None:
+    """What is wrong with one stored event given its aggregate's previous one, if anything.
+    `rendered`: the state's canonical bytes, if known (the link is then hashed from them less
+    the chain, without rendering the state again)."""
     prev_version, prev_chain = previous or (0, GENESIS)
     version = note.originator_version
     if version != prev_version + 1:
@@ -302,12 +339,26 @@ def check_link(previous: tuple[int, str] | None, note: Notification,
     if stored is None:
         return "no chain: inserted or rewritten"
     try:
-        recomputed = link(prev_chain, note.originator_id, version, note.topic, state)
+        recomputed = recompute_link(prev_chain, note, state, stored, rendered)
     except TypeError:  # e.g. an integer beyond 64 bits: the ledger never writes one
         return "stored state holds a value the ledger never writes (an integer beyond 64 bits?)"
     if stored != recomputed:
         return "chain mismatch: stored bytes changed, reordered or inserted"
     return None
+
+
+def recompute_link(previous: str, note: Notification, state: dict[str, Any], stored: Any,
+                   rendered: bytes | None) -> str:
+    """`link` of the stored event: from its canonical bytes less the stored chain's entry when
+    that entry occurs in them once (then it is the top-level one), else rendered anew."""
+    if rendered is not None:
+        marker = canonical({CHAIN_KEY: stored})[1:-1]
+        at = rendered.find(marker)
+        if at >= 0 and rendered.find(marker, at + 1) < 0:
+            rest = cut(rendered, at, at + len(marker))
+            body = link_body(note.originator_id, note.originator_version, note.topic, rest)
+            return hashlib.sha256(previous.encode() + body).hexdigest()
+    return link(previous, note.originator_id, note.originator_version, note.topic, state)
 
 
 def aggregate_name(oid: str, first_state: dict[str, Any]) -> str:
