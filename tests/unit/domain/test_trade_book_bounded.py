@@ -2,7 +2,7 @@
 completed sell/buy pair leaves nothing in either side's trade book, so the snapshot of a party
 after 300 completed pairs is the size of one after 10; a sell released after its date leaves only
 its reservation's life (first day, day released, exact ranges, K=1 fuel), which the rules still
-read; one released on its own date leaves nothing.
+read; one released on its own date leaves nothing; nor does a day whose fuel changes net to zero.
 
 Ethanol, EV 1.0: 10,000 gallons generate serials 1..10,000 on 10 January 2024 (§80.1426(f)(1));
 each pair moves the next 10 gallon-RINs (first in, first out) and 10 gallons on 1 March.
@@ -16,6 +16,7 @@ from decimal import Decimal
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import DatetimeAsISO, DecimalAsStr, JSONTranscoder, UUIDAsHex
 
+from ledger.domain.fuel_book import FuelBook
 from ledger.domain.party import Party
 from ledger.domain.rin import RinBlock
 from ledger.domain.trade_book import Reservation, Status
@@ -86,3 +87,19 @@ def test_a_released_sell_keeps_its_life_and_one_released_on_its_date_nothing() -
         "S2", ON, (RinBlock(KEY, 101, 200),), Decimal(100), Status.CANCELLED, date(2024, 3, 5))}
     assert seller.trades.reserved(KEY, date(2024, 3, 4)).intervals == ((101, 200),)
     assert seller.trades.reserved(KEY, date(2024, 3, 5)).intervals == ()
+
+
+def test_a_day_whose_fuel_changes_net_to_zero_leaves_no_entry() -> None:
+    """10,000 gallons on 10 January; 400 received and delivered on 1 March (assigned RINs
+    traded through); 100 delivered on 2 March: the book keeps 10 January and 2 March only, and
+    every balance is as before."""
+    book = FuelBook([(date(2024, 1, 10), Decimal(10_000))])
+    book.receive(Decimal(400), ON)
+    book.deliver(Decimal(400), ON)
+    book.deliver(Decimal(100), date(2024, 3, 2))
+    assert list(book.changes()) == [(date(2024, 1, 10), 10_000), (date(2024, 3, 2), -100)]
+    assert [book.balance(d) for d in (date(2024, 1, 9), ON, date(2024, 3, 2))] == [
+        0, 10_000, 9_900]
+    assert book.available(ON) == 9_900
+    stored = FuelBook([(date(2024, 1, 10), Decimal(10_000)), (ON, Decimal(0))])  # as v5 kept
+    assert list(stored.changes()) == [(date(2024, 1, 10), 10_000)]
