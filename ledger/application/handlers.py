@@ -187,7 +187,7 @@ def sell(uow: UnitOfWork, cmd: c.Sell) -> list[str]:
     (which must agree), else with the oldest pending buy of the partner that agrees."""
     seller = uow.registered(cmd.party, "party")
     buyer = uow.registered(cmd.to, "to")
-    buy = answered(buyer, cmd.match, Side.SELL, cmd.party)
+    buy = answered(uow, buyer, cmd.match, Side.SELL, cmd.party)
     aud.check_receiver(cmd.to, buyer.role_words, "to")
     gate = uow.gate(buyer)
     posting = seller.post_sell(cmd, uow.invalid_in, narrowed=narrowed(cmd.rins, buy), gate=gate)
@@ -208,7 +208,7 @@ def buy(uow: UnitOfWork, cmd: c.Buy) -> list[str]:
     the oldest pending sell of the partner that agrees."""
     buyer = uow.registered(cmd.party, "party")
     seller = uow.registered(cmd.from_, "from")
-    sold = answered(seller, cmd.match, Side.BUY, cmd.party)
+    sold = answered(uow, seller, cmd.match, Side.BUY, cmd.party)
     aud.check_receiver(cmd.party, buyer.role_words, "party")
     posting = buyer.post_buy(cmd)
     if sold is not None:
@@ -225,11 +225,12 @@ def buy(uow: UnitOfWork, cmd: c.Buy) -> list[str]:
     return []
 
 
-def answered(partner: Party, match: str | None, side: Side, poster: str) -> Posting | None:
+def answered(uow: UnitOfWork, partner: Party, match: str | None, side: Side, poster: str
+             ) -> Posting | None:
     """The partner's pending posting `match` names (§80.1452(c)(6)), if it names one."""
     if match is None:
         return None
-    return trd.check_match(partner.trades.postings.get(match), match, side, poster,
+    return trd.check_match(originals.posting(uow, partner, match), match, side, poster,
                            partner.party_id)
 
 
@@ -246,19 +247,29 @@ def narrowed(rins: c.RinSelector, buy: Posting | None) -> c.RinSelector | None:
 
 
 def cancel_trade(uow: UnitOfWork, cmd: c.CancelTrade) -> list[str]:
-    uow.registered(cmd.party, "party").cancel(cmd)
+    """The poster cancels its posting; one no longer pending is read from the log."""
+    party = uow.registered(cmd.party, "party")
+    party.cancel(cmd, closed_posting(uow, party, cmd.trade))
     return []
 
 
 def deny_trade(uow: UnitOfWork, cmd: c.DenyTrade) -> list[str]:
-    """The partner denies a posting made to it: closed at its poster, found by the offer."""
-    poster_id = uow.registered(cmd.party, "party").trades.offers.get(cmd.trade)
+    """The partner denies a posting made to it: closed at its poster, found by the offer its
+    command stored at the partner."""
+    poster_id = originals.offered(uow, uow.registered(cmd.party, "party"), cmd.trade)
     poster = uow.party(poster_id) if poster_id is not None else None
     if poster is None:
         trd.check_deny(None, cmd.trade, cmd.party)
         return []
-    poster.deny(cmd)
+    poster.deny(cmd, closed_posting(uow, poster, cmd.trade))
     return []
+
+
+def closed_posting(uow: UnitOfWork, poster: Party, posting_id: str) -> Posting | None:
+    """`poster`'s posting `posting_id` as it ended, when it is not pending (read from the log)."""
+    if posting_id in poster.trades.open:
+        return None
+    return originals.posting(uow, poster, posting_id)
 
 
 def expire_trades(uow: UnitOfWork, cmd: c.ExpireTrades) -> list[str]:

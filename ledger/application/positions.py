@@ -93,7 +93,7 @@ class Positions:
         held = self._parties(party, as_of)
         if day is None:
             return [row for p in held for row in block_rows(p, self.status)]
-        books = self._loaded([p.party_id for p in held], None)  # trade books: every posting
+        books = self._loaded([p.party_id for p in held], None)  # trade books: reservation lives
         return [row for p, book in zip(held, books, strict=True)
                 for row in block_rows(p, self.status, day, book.trades)]
 

@@ -2,7 +2,9 @@
 
 Fuel owned, standardized to 60 °F, is what the quarter-end check sets against assigned RINs
 (§80.1428(a)(5)) and what assigned RINs must move with (§80.1428(a)(3)-(4)). Every dated change
-is kept: a back-dated delivery is checked against every later date.
+is kept: a back-dated delivery is checked against every later date. A date whose changes net to
+zero is not: it changes no balance, and a party that receives and delivers the same gallons on
+one day (assigned RINs traded through) would otherwise keep one entry per such day forever.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class FuelBook:
         self._deltas: dict[date, Decimal] = {}
         for on, delta in changes:
             self._deltas[on] = self._deltas.get(on, ZERO) + delta
+        self._deltas = {on: delta for on, delta in self._deltas.items() if delta}
         self._dates = sorted(self._deltas)  # most look-ups are of the end
         self._total = sum(self._deltas.values(), ZERO)  # the balance on and after the last date
 
@@ -68,5 +71,10 @@ class FuelBook:
     def _change(self, on: date, delta: Decimal) -> None:
         if on not in self._deltas:
             insort(self._dates, on)
-        self._deltas[on] = self._deltas.get(on, ZERO) + delta
+        net = self._deltas.get(on, ZERO) + delta
         self._total += delta
+        if net:
+            self._deltas[on] = net
+        else:  # nets to nothing that day
+            del self._deltas[on]
+            self._dates.remove(on)

@@ -73,7 +73,8 @@ class Party(Aggregate):
     #: (ledger/infrastructure/snapshot_seal.py); `upcast_v2_v3` serves the audit's comparison.
     #: 4: `trades`, the party's EMTS postings and the offers made to it (§80.1452).
     #: 5: `blocked`, the generators on the party's EMTS blocked list (§80.1452(d)).
-    class_version = 5
+    #: 6: `trades` keeps the pending postings and the released sells' reservation lives only.
+    class_version = 6
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -99,6 +100,12 @@ class Party(Aggregate):
     def upcast_v4_v5(state: dict[str, Any]) -> None:
         """A v4 state predates the blocked list: its party blocked no generator (§80.1452(d))."""
         state["blocked"] = []
+
+    @staticmethod
+    def upcast_v5_v6(state: dict[str, Any]) -> None:
+        """A v5 state's trade book held every posting ever made and every offer; its layout is
+        decoded into the bounded v6 book (`TradeBook.of_history`) by its transcoding
+        (ledger/infrastructure/transcodings.py), so the state is already as v6 holds it."""
 
     @staticmethod
     @lru_cache(maxsize=16_384)
@@ -285,17 +292,22 @@ class Party(Aggregate):
             state["qap"] = None
 
         def apply(self, party: Party) -> None:
+            party.trades.post(self.posting(party.party_id))
+
+        def posting(self, poster: str) -> Posting:
+            """The posting as `poster` posted it, pending."""
             terms = Terms(self.effective_date, self.d_code, self.vintage, self.k, self.quantity,
                           self.volume, self.company, self.facility, self.batch, qap=self.qap)
-            party.trades.post(Posting(
-                self.client_id, Side(self.side), party.party_id, self.partner, terms,
+            return Posting(
+                self.client_id, Side(self.side), poster, self.partner, terms,
                 tuple(self.rins), self.price, self.gallon_price, self.ptd, self.broker,
                 self.reason_code, self.match,
-            ))
+            )
 
     class TradeOffered(Event):
-        """A posting by `poster` that names this party as partner: kept so the party can deny or
-        answer it. `client_id` is the posting's id."""
+        """A posting by `poster` that names this party as partner: the party finds it through
+        the posting's command record to deny or answer it (ledger/application/originals.py), so
+        its state keeps nothing of it. `client_id` is the posting's id."""
 
         TOPIC = "rin_ledger:Party.TradeOffered"
         effective_date: date
@@ -303,7 +315,7 @@ class Party(Aggregate):
         poster: str
 
         def apply(self, party: Party) -> None:
-            party.trades.offers[self.client_id] = self.poster
+            """Nothing to keep: the event itself is the partner's record of the offer."""
 
     class TradeClosed(Event):
         """A posting of this party ended: completed by `counterpart`, cancelled (EMTS 060),
@@ -319,8 +331,7 @@ class Party(Aggregate):
         counterpart: str | None
 
         def apply(self, party: Party) -> None:
-            party.trades.close(self.posting, Status(self.status), self.effective_date,
-                               self.reason_code, self.counterpart)
+            party.trades.close(self.posting, Status(self.status), self.effective_date)
 
     class Reversal(Event):
         """A compensating fact (EMTS remedial transaction, §80.1452(d)): the exact ranges of an
@@ -851,7 +862,7 @@ class Party(Aggregate):
             gallon_price=cmd.gallon_price, ptd=cmd.ptd, broker=cmd.broker,
             reason_code=TRADE_REASONS[cmd.reason], match=cmd.match, qap=terms.qap,
         )
-        return self.trades.postings[cmd.id]
+        return self.trades.open[cmd.id]
 
     def offered(self, posting: Posting) -> None:
         """Note `posting`, which names this party as partner (its EMTS inbox)."""
@@ -894,14 +905,17 @@ class Party(Aggregate):
                            posting=posting, status=status, reason_code=reason_code,
                            counterpart=counterpart)
 
-    def cancel(self, cmd: c.CancelTrade) -> None:
-        """The poster withdraws its pending posting (EMTS 060, §80.1452(d))."""
-        trd.check_cancel(self.trades.postings.get(cmd.trade), cmd.trade, self.party_id, cmd.date)
+    def cancel(self, cmd: c.CancelTrade, closed: Posting | None = None) -> None:
+        """The poster withdraws its pending posting (EMTS 060, §80.1452(d)); `closed`: the
+        posting as it ended, read from the log, when it is not pending here."""
+        trd.check_cancel(self.trades.open.get(cmd.trade, closed), cmd.trade, self.party_id,
+                         cmd.date)
         self.close(cmd.trade, Status.CANCELLED, cmd.date, trd.CANCEL_CODE, client_id=cmd.id)
 
-    def deny(self, cmd: c.DenyTrade) -> None:
-        """The partner a posting of this party names refuses it (EMTS 050, §80.1452(d))."""
-        trd.check_deny(self.trades.postings.get(cmd.trade), cmd.trade, cmd.party, cmd.date)
+    def deny(self, cmd: c.DenyTrade, closed: Posting | None = None) -> None:
+        """The partner a posting of this party names refuses it (EMTS 050, §80.1452(d));
+        `closed`: the posting as it ended, read from the log, when it is not pending here."""
+        trd.check_deny(self.trades.open.get(cmd.trade, closed), cmd.trade, cmd.party, cmd.date)
         self.close(cmd.trade, Status.DENIED, cmd.date, trd.DENY_CODE, client_id=cmd.id)
 
     def expire(self, on: date, window: int, client_id: str | None) -> list[str]:

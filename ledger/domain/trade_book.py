@@ -3,14 +3,15 @@
 In EMTS a trade is two submissions (§80.1452(c)(6): RIN sell, RIN buy) that complete only when
 they agree; until then a sell's exact ranges (and, for assigned RINs, its fuel volume) are
 reserved at the seller: still owned, never spendable. Each side's postings live on its own
-Party aggregate, and the partner keeps an offer naming the poster, so a party can find, deny
-or answer what was posted to it without reading any other party's history.
+Party aggregate while they are pending; the partner's `TradeOffered` event names the poster, so a
+party finds, denies or answers what was posted to it through the posting's command record
+(ledger/application/originals.py) without reading any other party's history.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right, insort
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
@@ -87,72 +88,100 @@ class Posting:
     def pending(self) -> bool:
         return self.status is Status.PENDING
 
+
+@dataclass(frozen=True)
+class Reservation:
+    """A sell's reservation (§80.1452(d)): its exact ranges and K=1 fuel `volume`, held from its
+    date `start` until `end`, the day it was released (None: still pending); `status` how it
+    ended. All that the rules read of a sell once it is cancelled, denied or expired."""
+
+    id: str
+    start: date
+    rins: tuple[RinBlock, ...]
+    volume: Decimal | None
+    status: Status = Status.PENDING
+    end: date | None = None
+
     @property
-    def reserving(self) -> bool:
-        """A pending sell holds its ranges and fuel back from every other use."""
-        return self.pending and self.side is Side.SELL
+    def pending(self) -> bool:
+        return self.end is None
 
 
 class TradeBook:
-    """A party's own postings (in posting order) and the offers posted to it (id → poster).
+    """A party's pending postings (in posting order) and the reservation lives its rules read.
 
     A sell reserves its ranges (and K=1 fuel) for its life, from its date until the date it
     completes or is released (design.md: "No command dated within a reservation's life may use
-    its ranges"); a pending sell's life has no end yet. Sells are indexed by block key, and the
-    K=1 sells that were released by the date they closed, so that a check at any date reads
-    only the sells whose life may reach it.
+    its ranges"); a pending sell's life has no end yet, a completed sell's is empty (its ranges
+    left on its own date), and so is that of a sell released on its own date. Only the pending
+    postings and the released sells' non-empty lives are kept: what a closed posting was is in
+    the log (ledger/application/originals.py), so the book is bounded by what is open, not by
+    the party's history. Lives are indexed by block key, and the K=1 released ones by the date
+    they closed, so that a check at any date reads only the sells whose life may reach it.
     """
 
-    def __init__(self, postings: dict[str, Posting] | None = None,
-                 offers: dict[str, str] | None = None) -> None:
-        self.postings: dict[str, Posting] = {}
-        self.offers: dict[str, str] = dict(offers or {})
-        #: the pending postings' ids, oldest first: what most questions are about
-        self.open: dict[str, None] = {}
-        #: block key → the ids of the sells (but the completed) that reserved serials of it
+    def __init__(self, pending: Iterable[Posting] = (),
+                 released: Iterable[Reservation] = ()) -> None:
+        #: the pending postings, oldest first: what most questions are about
+        self.open: dict[str, Posting] = {}
+        #: the pending sells' and released sells' non-empty reservations, by posting id
+        self.lives: dict[str, Reservation] = {}
+        #: block key → the ids of the `lives` that reserved serials of it
         self.sells_by_key: dict[BlockKey, list[str]] = {}
         #: (closing date, id) of the released sells that reserved fuel, in date order
         self.fuel_released: list[tuple[date, str]] = []
-        for posting in (postings or {}).values():
+        for posting in pending:
             self.post(posting)
+        for life in released:
+            self._live(life)
+
+    @classmethod
+    def of_history(cls, postings: Iterable[Posting]) -> TradeBook:
+        """The book that `postings` (every posting a party made, in posting order, each as it
+        stands) leave: a Party v5 state kept them all."""
+        book = cls()
+        for posting in postings:
+            book.post(replace(posting, status=Status.PENDING, closed_on=None,
+                              closing_reason_code=None, counterpart=None))
             if not posting.pending:
-                self._closed(posting)
+                assert posting.closed_on is not None
+                book.close(posting.id, posting.status, posting.closed_on)
+        return book
 
     def post(self, posting: Posting) -> None:
-        self.postings[posting.id] = posting
-        if posting.pending:
-            self.open[posting.id] = None
+        self.open[posting.id] = posting
         if posting.side is Side.SELL:
-            for key in dict.fromkeys(b.key for b in posting.rins):
-                self.sells_by_key.setdefault(key, []).append(posting.id)
+            self._live(Reservation(posting.id, posting.terms.date, posting.rins,
+                                   posting.terms.volume))
 
-    def close(self, posting_id: str, status: Status, on: date, reason_code: int | None,
-              counterpart: str | None) -> None:
-        closed = replace(
-            self.postings[posting_id], status=status, closed_on=on,
-            closing_reason_code=reason_code, counterpart=counterpart,
-        )
-        self.postings[posting_id] = closed
-        self.open.pop(posting_id, None)
-        self._closed(closed)
-
-    def _closed(self, posting: Posting) -> None:
-        """Index a sell's end: a completed sell's life is empty (its ranges left on its own
-        date), so it is dropped from the index; a released one stays, with its last day."""
+    def close(self, posting_id: str, status: Status, on: date) -> None:
+        """End a pending posting: a sell's life ends `on` (on completion, on its own date)."""
+        posting = self.open.pop(posting_id)
         if posting.side is not Side.SELL:
             return
-        if posting.status is Status.COMPLETED:
-            for key in dict.fromkeys(b.key for b in posting.rins):
-                ids = self.sells_by_key[key]
-                ids.remove(posting.id)
-                if not ids:
-                    del self.sells_by_key[key]
-        elif posting.terms.volume and posting.closed_on:
-            insort(self.fuel_released, (posting.closed_on, posting.id))
+        life = self.lives.pop(posting_id)
+        for key in dict.fromkeys(b.key for b in life.rins):
+            ids = self.sells_by_key[key]
+            ids.remove(posting_id)
+            if not ids:
+                del self.sells_by_key[key]
+        if status is not Status.COMPLETED and on > life.start:
+            self._live(replace(life, status=status, end=on))
+
+    def _live(self, life: Reservation) -> None:
+        self.lives[life.id] = life
+        for key in dict.fromkeys(b.key for b in life.rins):
+            self.sells_by_key.setdefault(key, []).append(life.id)
+        if life.end is not None and life.volume:
+            insort(self.fuel_released, (life.end, life.id))
+
+    def released(self) -> Iterator[Reservation]:
+        """The released sells' non-empty reservations, in the order they were released."""
+        return (life for life in self.lives.values() if not life.pending)
 
     def pending(self) -> Iterator[Posting]:
         """Pending postings, oldest first."""
-        return (self.postings[i] for i in self.open)
+        return iter(self.open.values())
 
     def reservations(self) -> Iterator[Posting]:
         """The pending sells: what is reserved from now on."""
@@ -160,16 +189,15 @@ class TradeBook:
 
     @property
     def has_sells(self) -> bool:
-        """Whether any sell but a completed one reserved anything here (else no check need
-        look)."""
+        """Whether any sell's reservation has a life here (else no check need look)."""
         return bool(self.sells_by_key)
 
-    def reserving_after(self, key: BlockKey, on: date | None) -> Iterator[Posting]:
+    def reserving_after(self, key: BlockKey, on: date | None) -> Iterator[Reservation]:
         """The sells of `key` whose reservation lasts past the start of `on` (None: pending)."""
         for posting_id in self.sells_by_key.get(key, ()):
-            posting = self.postings[posting_id]
-            if reserves_after(posting, on):
-                yield posting
+            life = self.lives[posting_id]
+            if reserves_after(life, on):
+                yield life
 
     def reserved(self, key: BlockKey, on: date | None = None, *, besides: str | None = None
                  ) -> SerialSet:
@@ -184,11 +212,11 @@ class TradeBook:
         """The serials of `key` reserved on the day `on`: by the sells whose life (their date
         until the day they closed) covers it."""
         return SerialSet.of(
-            (b.start, b.end) for p in self.reserving_after(key, on) if p.terms.date <= on
+            (b.start, b.end) for p in self.reserving_after(key, on) if p.start <= on
             for b in p.rins if b.key == key
         )
 
-    def reserving(self, block: RinBlock, on: date | None = None) -> list[Posting]:
+    def reserving(self, block: RinBlock, on: date | None = None) -> list[Reservation]:
         """The sells that reserve any of `block`'s gallon-RINs on `on` or any later date (None:
         the pending ones)."""
         whole = SerialSet(((block.start, block.end),))
@@ -205,27 +233,22 @@ class TradeBook:
         """(first day, day released or None, gallons) of every K=1 sell but `besides` whose
         fuel is reserved on `on` or a later date."""
         first_later = bisect_right(self.fuel_released, (on, "\uffff"))
-        released = (self.postings[i] for _, i in self.fuel_released[first_later:])
-        return [(p.terms.date, p.closed_on, p.terms.volume)
-                for p in (*released, *self.reservations())
-                if p.id != besides and p.terms.volume and reserves_after(p, on)]
+        released = (self.lives[i] for _, i in self.fuel_released[first_later:])
+        pending = (self.lives[p.id] for p in self.reservations())
+        return [(p.start, p.end, p.volume) for p in (*released, *pending)
+                if p.id != besides and p.volume and reserves_after(p, on)]
 
 
 #: fuel a sell holds back: its first day, the day it was released (None: still pending), gallons
 FuelHeld = tuple[date, date | None, Decimal]
 
 
-def reserves_after(posting: Posting, on: date | None) -> bool:
+def reserves_after(life: Reservation, on: date | None) -> bool:
     """Whether a sell's reservation covers some day from `on` on (None: whether it is
-    pending). Its life runs from its date to the day it closed; a completed sell's ranges left
-    on its own date, so its life is empty."""
-    if posting.side is not Side.SELL:
-        return False
-    if posting.pending:
+    pending). Its life runs from its date to the day it was released."""
+    if life.end is None:
         return True
-    end = posting.closed_on
-    assert end is not None
-    return on is not None and end > on and end > posting.terms.date
+    return on is not None and life.end > on and life.end > life.start
 
 
 def free_fuel(changes_after: Iterator[tuple[date, Decimal]], balance: Decimal, on: date,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from copy import deepcopy
-from dataclasses import asdict
 from datetime import date
 from decimal import Decimal
 from functools import lru_cache
@@ -28,7 +27,7 @@ from ledger.domain.party_facts import (
 )
 from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import BatchId, BlockKey, RinBlock, parse_code
-from ledger.domain.trade_book import Posting, Side, Status, Terms, TradeBook
+from ledger.domain.trade_book import Posting, Reservation, Side, Status, Terms, TradeBook
 from ledger.rules.s1425_rin import check_serials
 
 
@@ -189,31 +188,80 @@ class FuelBookAsRecords(Transcoding):
 
 
 class TradeBookAsRecords(Transcoding):
-    """A party's postings as one record each (Decimals and dates by their own transcodings),
-    and its offers as posting id → poster (§80.1452)."""
+    """A party's trade book as plain JSON lists (§80.1452): its pending postings, then its
+    released sells' reservation lives; no value inside is a transcoded object, so loading calls
+    no JSON object hook per posting. The v5 layout (every posting ever made, with its end, and
+    the offers) still decodes, into the same bounded book."""
 
     type = TradeBook
     name = "trade_book"
 
     def encode(self, obj: TradeBook) -> dict[str, Any]:
-        return {
-            "postings": [[p.id, str(p.side), p.party, p.partner, asdict(p.terms), list(p.rins),
-                          p.price, p.gallon_price, p.ptd, p.broker, p.reason_code, p.match,
-                          str(p.status), p.closed_on, p.closing_reason_code, p.counterpart]
-                         for p in obj.postings.values()],
-            "offers": obj.offers,
-        }
+        return {"open": [posting_record(p) for p in obj.pending()],
+                "released": [life_record(life) for life in obj.released()]}
 
     def decode(self, data: dict[str, Any]) -> TradeBook:
-        postings = {}
-        for (posting_id, side, party, partner, terms, rins, price, gallon_price, ptd, broker,
-             reason_code, match, status, closed_on, closing_code, counterpart) in data["postings"]:
-            postings[posting_id] = Posting(
-                posting_id, Side(side), party, partner, Terms(**terms), tuple(rins), price,
-                gallon_price, ptd, broker, reason_code, match, Status(status), closed_on,
-                closing_code, counterpart,
-            )
-        return TradeBook(postings, dict(data["offers"]))
+        if "postings" in data:  # Party v5: every posting, and the offers
+            return TradeBook.of_history(v5_posting(record) for record in data["postings"])
+        return TradeBook((posting_of(record) for record in data["open"]),
+                         (life_of(record) for record in data["released"]))
+
+
+def optional_decimal(value: Decimal | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def decimal_of(value: str | None) -> Decimal | None:
+    return None if value is None else Decimal(value)
+
+
+def posting_record(p: Posting) -> list[Any]:
+    """A pending posting as [id, side, party, partner, [terms…], [block…], price, gallon
+    price, PTD, broker, reason code, match]."""
+    t = p.terms
+    return [p.id, str(p.side), p.party, p.partner,
+            [t.date.isoformat(), t.d_code, t.vintage, t.k, t.quantity,
+             optional_decimal(t.volume), t.company, t.facility, t.batch, t.qap],
+            [block_record(b) for b in p.rins], optional_decimal(p.price),
+            optional_decimal(p.gallon_price), p.ptd, p.broker, p.reason_code, p.match]
+
+
+def posting_of(record: list[Any]) -> Posting:
+    (posting_id, side, party, partner, terms, rins, price, gallon_price, ptd, broker,
+     reason_code, match) = record
+    on, d_code, vintage, k, quantity, volume, company, facility, batch, qap = terms
+    return Posting(
+        posting_id, Side(side), party, partner,
+        Terms(date.fromisoformat(on), d_code, vintage, k, quantity, decimal_of(volume),
+              company, facility, batch, qap),
+        tuple(block_of(b) for b in rins), decimal_of(price), decimal_of(gallon_price), ptd,
+        broker, reason_code, match,
+    )
+
+
+def life_record(life: Reservation) -> list[Any]:
+    """A released sell's life as [id, status, first day, day released, volume, [block…]]."""
+    assert life.end is not None
+    return [life.id, str(life.status), life.start.isoformat(), life.end.isoformat(),
+            optional_decimal(life.volume), [block_record(b) for b in life.rins]]
+
+
+def life_of(record: list[Any]) -> Reservation:
+    posting_id, status, start, end, volume, rins = record
+    return Reservation(posting_id, date.fromisoformat(start),
+                       tuple(block_of(b) for b in rins), decimal_of(volume), Status(status),
+                       date.fromisoformat(end))
+
+
+def v5_posting(record: list[Any]) -> Posting:
+    """A posting of a Party v5 snapshot (its dates, Decimals and blocks already decoded)."""
+    (posting_id, side, party, partner, terms, rins, price, gallon_price, ptd, broker,
+     reason_code, match, status, closed_on, closing_code, counterpart) = record
+    return Posting(
+        posting_id, Side(side), party, partner, Terms(**terms), tuple(rins), price,
+        gallon_price, ptd, broker, reason_code, match, Status(status), closed_on,
+        closing_code, counterpart,
+    )
 
 
 def register_transcodings(transcoder: JSONTranscoder) -> None:

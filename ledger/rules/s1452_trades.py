@@ -13,7 +13,7 @@ from datetime import date
 from decimal import Decimal
 
 from ledger.domain.rin import BlockKey
-from ledger.domain.trade_book import BATCH_FIELDS, Posting, Side, Terms
+from ledger.domain.trade_book import BATCH_FIELDS, Posting, Reservation, Side, Terms
 from ledger.rules.catalogue import Rule
 
 TRADE_MATCH = Rule(
@@ -103,7 +103,7 @@ def check_match(found: Posting | None, match: str, side: Side, poster: str, part
     return posting
 
 
-def check_unreserved(code: str, reserved_by: list[Posting], field: str) -> None:
+def check_unreserved(code: str, reserved_by: list[Reservation], field: str) -> None:
     """§80.1452(d): no command dated within (or before) a reservation's life uses its RINs."""
     TRADE_RESERVED.check(
         not reserved_by,
@@ -114,13 +114,12 @@ def check_unreserved(code: str, reserved_by: list[Posting], field: str) -> None:
     )
 
 
-def life(posting: Posting) -> str:
+def life(reservation: Reservation) -> str:
     """A sell's reservation and its life, as a refusal names it."""
-    if posting.pending:
-        return f"pending sell {posting.id} (from {posting.terms.date.isoformat()})"
-    assert posting.closed_on is not None
-    return (f"sell {posting.id} (from {posting.terms.date.isoformat()} until it was "
-            f"{posting.status} on {posting.closed_on.isoformat()})")
+    if reservation.end is None:
+        return f"pending sell {reservation.id} (from {reservation.start.isoformat()})"
+    return (f"sell {reservation.id} (from {reservation.start.isoformat()} until it was "
+            f"{reservation.status} on {reservation.end.isoformat()})")
 
 
 def check_unreserved_quantity(what: str, wanted: int, free: int, reserved: int, on: str,

@@ -22,6 +22,7 @@ import pytest
 from ledger import Ledger
 from ledger.domain.trade_book import Status
 from projections import Views
+from tests.postings import postings
 
 K1 = "1202410012000100001106{:08d}{:08d}"
 K2 = "2202410012000100001106{:08d}{:08d}"
@@ -106,7 +107,7 @@ def test_a_trade_reversed_returns_its_exact_ranges_and_fuel(ledger: Ledger, view
     assert ledger.party("3001").fuel.balance(date(2024, 1, 10)) == 0
     assert ledger.party("2001").fuel.balance(date(2024, 1, 10)) == 5_000
     # the original stays: the sell is still completed, the trade still in the log
-    assert ledger.party("2001").trades.postings["S1"].status is Status.COMPLETED
+    assert postings(ledger, "2001")["S1"].status is Status.COMPLETED
     events = {type(e.event).__name__: e.event for e in ledger.log.events()}
     for name in ("TradeReversedOut", "TradeReversedIn"):
         assert (events[name].reverses, events[name].reason_code, events[name].rins[0].code

@@ -18,6 +18,7 @@ from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.party import Party
 from ledger.domain.trade_book import Status
 from ledger.infrastructure.pending_postings import TOPICS
+from tests.postings import status
 from tests.store_access import app_of
 
 MARKET: list[dict[str, Any]] = [
@@ -64,7 +65,7 @@ def test_expiry_loads_only_the_parties_with_a_stale_pending_posting(tmp_path: Pa
         assert [p.party_id for p in parties] == ["2001"]
         assert UnitOfWork(app).posting_parties(date(2024, 1, 22)) == []  # 10 days: not stale
         ok(ledger, {"type": "expire_trades", "id": "E1", "date": "2024-01-23"})
-        assert ledger.party("2001").trades.postings["P1"].status is Status.EXPIRED
+        assert status(ledger, "2001", "P1") is Status.EXPIRED
         assert app.pending_postings.up_to(ledger.position()).pending == {}
         assert ledger.audit() == []
 
@@ -88,7 +89,7 @@ def test_the_index_reads_only_what_was_stored_since_it_last_read(
         ok(ledger, sell("S2", "2001"), {"type": "expire_trades", "id": "E2",
                                         "date": "2024-01-23"})
         assert starts and min(starts) >= read_to, (starts, read_to)
-        assert {p: ledger.party(p).trades.postings[s].status
+        assert {p: status(ledger, p, s)
                 for p, s in (("1001", "S1"), ("2001", "S2"))} == {
             "1001": Status.EXPIRED, "2001": Status.EXPIRED}
 
@@ -110,9 +111,9 @@ def test_the_window_setting_in_a_library_callers_env(tmp_path: Path,
     with Ledger(tmp_path / "d", env={"RIN_TRADE_WINDOW": "2"}) as ledger:
         ok(ledger, *MARKET, sell("S1", "1001"),
            {"type": "expire_trades", "id": "E1", "date": "2024-01-09"})
-        assert ledger.party("1001").trades.postings["S1"].status is Status.PENDING
+        assert status(ledger, "1001", "S1") is Status.PENDING
         ok(ledger, {"type": "expire_trades", "id": "E2", "date": "2024-01-10"})
-        assert ledger.party("1001").trades.postings["S1"].status is Status.EXPIRED
+        assert status(ledger, "1001", "S1") is Status.EXPIRED
 
 
 @pytest.mark.parametrize("window", ["two", "-1", ""])

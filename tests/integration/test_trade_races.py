@@ -24,6 +24,7 @@ from ledger import Ledger
 from ledger.domain.party import Party
 from ledger.domain.trade_book import Status
 from projections import verify
+from tests.postings import postings
 
 ROUNDS = 15  # of each contest
 PAUSE = 0.2  # seconds: longer than a command takes on a loaded 2-core machine
@@ -109,7 +110,7 @@ def test_exactly_one_of_two_processes_wins_each_posting(store: Store) -> None:
     wins: Counter[str] = Counter()
     expected_status = {"two buys": Status.COMPLETED}
     with store.ledger() as ledger:
-        seller = ledger.party("1001").trades.postings
+        seller = postings(ledger, "1001")
         for contest, posting, first, second in rounds:
             results = [outcome[first["id"]], outcome[second["id"]]]
             statuses = sorted(r[0] for r in results)

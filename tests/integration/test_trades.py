@@ -22,6 +22,7 @@ from ledger.domain.trade_book import Status
 from projections import Views
 from projections.facts import Fact
 from projections.invariants import Replay
+from tests.postings import postings, status
 
 REGISTER = [
     {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],
@@ -69,10 +70,6 @@ def refused(ledger: Ledger, cmd: dict[str, Any], rule: str) -> Any:
     assert (result.status, result.rule) == ("rejected", rule), result
     assert ledger.position() == before  # a refused line stores nothing
     return result
-
-
-def status(ledger: Ledger, party: str, posting: str) -> Status:
-    return ledger.party(party).trades.postings[posting].status
 
 
 def held(ledger: Ledger, party: str) -> dict[tuple[int, int, int], int]:
@@ -150,14 +147,14 @@ def test_cancel_and_deny_release_the_reservation(ledger: Ledger) -> None:
                      "trade": "S1"}, "TRADE-DENY")  # only its partner denies it
     ok(ledger, {"type": "deny_trade", "id": "D1", "date": "2024-01-06", "party": "2001",
                 "trade": "S1"})
-    posting = ledger.party("1001").trades.postings["S1"]
+    posting = postings(ledger, "1001")["S1"]
     assert (posting.status, posting.closing_reason_code) == (Status.DENIED, 50)
     # S1 held them on 5 January: the same day they cannot be reserved again
     refused(ledger, sell("S3", 10_000), "TRADE-RESERVED")
     ok(ledger, sell("S3", 10_000, on="2024-01-06"))  # released on the 6th: all of it again
     ok(ledger, {"type": "cancel_trade", "id": "C1", "date": "2024-01-06", "party": "1001",
                 "trade": "S3"})
-    assert ledger.party("1001").trades.postings["S3"].closing_reason_code == 60
+    assert postings(ledger, "1001")["S3"].closing_reason_code == 60
     refused(ledger, buy("B1", match="S3"), "TRADE-MATCH-PENDING")
     assert ledger.audit() == []
 
@@ -208,7 +205,7 @@ def test_postings_survive_reopening_and_a_batch(tmp_path: Any) -> None:
         refused(ledger, sell("S3", 2_001), "TRADE-RESERVED")
     with Ledger(tmp_path / "d") as ledger:
         assert ledger.party("1001").trades.reserved(
-            ledger.party("1001").trades.postings["S2"].rins[0].key).intervals == (
+            ledger.party("1001").trades.open["S2"].rins[0].key).intervals == (
                 (4_001, 8_000),)
         assert ledger.apply(sell("S2")).status == "duplicate"
         assert ledger.audit() == []
@@ -232,7 +229,7 @@ def test_a_store_written_before_postings_trades_two_sided_and_verifies(tmp_path:
         stored = [e for e in ledger.log.history(Party.create_id("2001"))
                   if isinstance(e, Party.TransferredIn | Party.TransferredOut)]
         assert stored and all(e.postings is None for e in stored)  # upcast v2 → v3
-        assert ledger.party("2001").trades.postings == {}  # upcast v3 → v4
+        assert ledger.party("2001").trades.open == {}  # upcast v3 → v4
         ok(ledger, {"type": "sell", "id": "S-r2", "date": "2024-12-02", "party": "2001",
                     "to": "3001", "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 50}},
            {"type": "buy", "id": "B-r2", "date": "2024-12-02", "party": "3001", "from": "2001",

@@ -72,6 +72,7 @@ from ledger.domain.ranges import SerialSet
 from ledger.domain.rin import parse_code
 from ledger.domain.trade_book import TradeBook
 from projections import Views, verify
+from tests.postings import postings
 
 EXAMPLES, STEPS = sized(12, 60), sized(40, 200)
 LEAST_STEPS = sized(300, 8_000)  # what a whole run of the machine must reach
@@ -754,8 +755,10 @@ class TradesVersusModel(RuleBasedStateMachine):
         for party in PARTIES:
             aggregate = self.book.party(party)
             mine = {i: p for i, p in self.postings.items() if p.party == party}
-            assert {i: p.status for i, p in aggregate.trades.postings.items()} == {
+            assert {i: p.status for i, p in postings(self.book, party).items()} == {
                 i: p.status for i, p in mine.items()}, party
+            assert list(aggregate.trades.open) == [  # the state keeps the pending ones only
+                i for i, p in mine.items() if p.status == "pending"], party
             held = self.ledger_blocks(party)
             assert held == {key: set(s) for key, s in self.held[party].items()}, party
             reserved: dict[Key, set[int]] = {}

@@ -29,6 +29,7 @@ from ledger import Ledger
 from ledger.domain.party import Party
 from ledger.domain.trade_book import Status
 from projections import verify
+from tests.postings import postings, status
 
 RIN = [sys.executable, "-c", "from ledger.cli.main import main; main()"]
 SETUP = [
@@ -100,7 +101,7 @@ def assert_pending_once(data: Path) -> None:
     with Ledger(data) as ledger:
         assert stored(ledger, Party.TradePosted.TOPIC, "S1") == 1
         assert stored(ledger, Party.TradePosted.TOPIC, "B1") == 0
-        assert ledger.party("1001").trades.postings["S1"].status is Status.PENDING
+        assert ledger.party("1001").trades.open["S1"].status is Status.PENDING
         assert reservation(ledger) == [(1, 4_000)]
         assert ledger.party("1001").trades.reserved_volume() == 1_600
         assert ledger.holdings("2001") == []
@@ -119,7 +120,7 @@ def assert_completed_once(data: Path) -> None:
         assert stored(ledger, Party.TradePosted.TOPIC, "S1") == 1
         assert stored(ledger, Party.TradePosted.TOPIC, "B1") == 1
         assert stored(ledger, Party.TransferredOut.TOPIC, "B1") == 1
-        assert [ledger.party(p).trades.postings[i].status for p, i in
+        assert [status(ledger, p, i) for p, i in
                 (("1001", "S1"), ("2001", "B1"))] == [Status.COMPLETED, Status.COMPLETED]
         assert [b["rin"] for b in ledger.blocks("2001")] == [CODE.format(1, 4_000)]
         assert reservation(ledger) == []
@@ -219,8 +220,8 @@ def test_rin_apply_killed_at_random_resumes_every_trade_exactly_once(tmp_path: P
             assert stored(ledger, Party.TradePosted.TOPIC, f"S{n}") == 1
             assert stored(ledger, Party.TradePosted.TOPIC, f"B{n}") == 1
             assert stored(ledger, Party.TransferredOut.TOPIC, f"B{n}") == 1
-        postings = ledger.party("1001").trades.postings
-        assert {p.status for p in postings.values()} == {Status.COMPLETED}
+        assert {p.status for p in postings(ledger, "1001").values()} == {Status.COMPLETED}
+        assert ledger.party("1001").trades.open == {}
         assert ledger.holdings("2001")[0]["gallon_rins"] == 10 * PAIRS
         assert reservation(ledger) == []
         assert verify(ledger) == []

@@ -17,7 +17,7 @@ from ledger.domain import commands as c
 from ledger.domain.business_days import business_days_after, is_business_day
 from ledger.domain.party import Party
 from ledger.domain.rin import RinBlock
-from ledger.domain.trade_book import Side, Status, Terms
+from ledger.domain.trade_book import Reservation, Side, Status, Terms
 from ledger.infrastructure.transcodings import register_transcodings
 from ledger.rules import s1452_trades as trd
 from tests.unit.domain.test_party import KEY, ethanol, no_invalid, party, refused
@@ -119,7 +119,7 @@ def test_deliver_moves_the_reserved_ranges_naming_both_postings() -> None:
     seller, buyer = seller_with_sell(), party("2001", ("blender",), ())
     seller.collect_events()
     buy = buyer.post_buy(cmd(BUY))
-    sell = seller.trades.postings["S1"]
+    sell = seller.trades.open["S1"]
     refused("INVALID-TRANSFER", lambda: seller.deliver(sell, buy, lambda b: 1), seller)
     blocks = seller.deliver(sell, buy, no_invalid)
     buyer.accept(buy, sell, blocks)
@@ -201,8 +201,10 @@ def test_expire_ends_postings_more_than_the_window_old() -> None:
 
 
 def test_a_trade_book_round_trips_through_the_stored_form() -> None:
-    """A Party v4 snapshot's postings come back exactly: sides, statuses, terms with their date
-    and Decimal volume, reserved blocks, closings and offers; only pending ones are open."""
+    """A Party v6 snapshot's trade book comes back exactly, as plain JSON lists (one transcoded
+    object, the book itself): the pending postings (sides, terms with their date and Decimal
+    volume, reserved blocks, prices, broker) and the released sell's life, its first day, day
+    released, status, ranges and fuel (§80.1452(d)); nothing else."""
     transcoder = JSONTranscoder()
     transcoder.register(DecimalAsStr())
     register_transcodings(transcoder)
@@ -211,9 +213,52 @@ def test_a_trade_book_round_trips_through_the_stored_form() -> None:
                          price="1.10", broker="5001"), no_invalid)
     seller.cancel(cmd({"type": "cancel_trade", "date": "2024-03-02", "party": "4001",
                        "trade": "S1"}))
-    seller.trades.offers["B7"] = "2001"
-    back = transcoder.decode(transcoder.encode({"trades": seller.trades}))["trades"]
-    assert back.postings == seller.trades.postings
-    assert back.offers == {"B7": "2001"}
+    stored = transcoder.encode({"trades": seller.trades})
+    assert stored.count(b"_type_") == 1  # no per-posting object for the JSON hook to decode
+    back = transcoder.decode(stored)["trades"]
+    assert back.open == seller.trades.open
     assert list(back.open) == ["S2"]
-    assert back.postings["S2"].terms.volume == Decimal("4.5")
+    assert back.open["S2"].terms.volume == Decimal("4.5")
+    assert (back.open["S2"].price, back.open["S2"].broker) == (Decimal("1.10"), "5001")
+    assert back.lives == seller.trades.lives
+    assert back.lives["S1"] == Reservation("S1", ON, (RinBlock(KEY, 1, 4_000),), Decimal(4_000),
+                                           Status.CANCELLED, date(2024, 3, 2))
+    assert back.fuel_released == [(date(2024, 3, 2), "S1")]
+    assert back.sells_by_key == {KEY: ["S2", "S1"]}
+
+
+def test_a_party_v5_trade_book_decodes_into_the_bounded_book() -> None:
+    """A Party v5 snapshot kept every posting with its end, and the offers: it decodes to what a
+    replay now keeps. Completed S1 and B9 leave nothing; S2, cancelled the day after its date,
+    leaves its life; S3, cancelled on its own date, an empty one (nothing); pending S4 stays."""
+    transcoder = JSONTranscoder()
+    transcoder.register(DecimalAsStr())
+    register_transcodings(transcoder)
+
+    def v5(pid: str, side: str, serials: tuple[int, int] | None, status: str,
+           closed_on: date | None) -> list[Any]:
+        terms = {"date": ON, "d_code": 6, "vintage": 2024, "k": 1, "quantity": 100,
+                 "volume": Decimal(100), "company": None, "facility": None, "batch": None,
+                 "qap": None}
+        rins = [RinBlock(KEY, *serials)] if serials else []
+        return [pid, side, "4001", "2001", terms, rins, None, None, None, None, 10, None,
+                status, closed_on, None, None]
+
+    postings = [v5("S1", "sell", (1, 100), "completed", ON),
+                v5("B9", "buy", None, "completed", ON),
+                v5("S2", "sell", (101, 200), "cancelled", date(2024, 3, 4)),
+                v5("S3", "sell", (201, 300), "cancelled", ON),
+                v5("S4", "sell", (301, 400), "pending", None)]
+    data = transcoder.encode({"postings": postings, "offers": {"B7": "2001"}})
+    book = transcoder.decode(b'{"trades":{"_type_":"trade_book","_data_":' + data + b"}}"
+                             )["trades"]
+    assert list(book.open) == ["S4"]
+    assert book.open["S4"].status is Status.PENDING
+    assert book.lives == {
+        "S2": Reservation("S2", ON, (RinBlock(KEY, 101, 200),), Decimal(100), Status.CANCELLED,
+                          date(2024, 3, 4)),
+        "S4": Reservation("S4", ON, (RinBlock(KEY, 301, 400),), Decimal(100)),
+    }
+    assert book.reserved(KEY, ON).intervals == ((101, 200), (301, 400))  # S3's: never held
+    assert book.reserved(KEY, date(2024, 3, 4)).intervals == ((301, 400),)
+    assert book.fuel_released == [(date(2024, 3, 4), "S2")]
