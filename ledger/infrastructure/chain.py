@@ -253,7 +253,7 @@ def verify_chain(app: Application[UUID], head: dict[str, Any] | None = None) -> 
     problems: list[str] = []
     links = Links()
     running, upto = GENESIS, head["notification_id"] if head else None
-    rows = Folding(stored_rows(app.recorder, upto))
+    rows = Folding(stored_rows(app.recorder, upto) if head else iter(()))
     for note in notifications(app):
         if upto is not None and note.id <= upto:
             running = rows.after(note.id, fold(running, note))
