@@ -25,7 +25,8 @@ from ledger.domain.reversals import Reversible
 from ledger.domain.rin import parse_code
 from ledger.domain.trade_book import BATCH_FIELDS, Posting, Side
 from ledger.domain.vocabulary import FuelDirection
-from ledger.infrastructure.command_records import CommandRecord, event_name
+from ledger.infrastructure.command_records import event_name
+from ledger.infrastructure.command_table import AppliedCommand
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1452_reversals as rev
 from ledger.rules import s1452_trades as trd
@@ -89,14 +90,12 @@ def handle(uow: UnitOfWork, command: c.Model) -> Result:
         seen = uow.record_of(client_id) if uow.optimistic else None
         return repeated(seen, command) if seen is not None else Result(0, "applied")
     if client_id is not None:
-        uow.records[client_id] = uow.touch(
-            CommandRecord.applied(client_id, digest(command), produced, uow.app.record_id)
-        )
+        uow.applied(client_id, digest(command), produced)
     generated = isinstance(command, c.Generate)
     return Result(0, "applied", rin=rins[0] if generated and rins else None, rins=rins)
 
 
-def repeated(seen: CommandRecord, command: c.Model) -> Result:
+def repeated(seen: AppliedCommand, command: c.Model) -> Result:
     """A command whose id was applied before: a no-op if it is the same command."""
     if seen.digest != digest(command):
         raise InputError("already used by a different command", "id")

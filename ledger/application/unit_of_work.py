@@ -9,6 +9,7 @@ later save of the transaction can never store what the refused command triggered
 from __future__ import annotations
 
 from contextlib import suppress
+from dataclasses import replace
 from datetime import date
 from typing import Any
 from uuid import UUID
@@ -24,6 +25,7 @@ from ledger.domain.party import Party
 from ledger.domain.rin import BatchId, RinBlock
 from ledger.infrastructure.batch_status_index import BatchStatusIndex
 from ledger.infrastructure.command_records import CommandRecord
+from ledger.infrastructure.command_table import Applied, AppliedCommand
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.invalidation_index import InvalidationIndex
 from ledger.infrastructure.settings import TRADE_WINDOW
@@ -56,7 +58,10 @@ class UnitOfWork:
         self.statuses_opened = statuses_opened
         self.statuses: dict[BatchId, BatchStatus | None] = {}
         self.parties: dict[str, Party | None] = {}
-        self.records: dict[str, CommandRecord] = {}
+        self.records: dict[str, CommandRecord | Applied] = {}
+        #: the rows of `rin_commands` this transaction stores, each placed after its last event
+        self.rows: list[Applied] = []
+        self.unplaced: list[Applied] = []  # those of the command just handled
         self.invalidations: dict[BatchId, BatchInvalidation | None] = {}
         self.events: list[Any] = []
         self.touched: dict[UUID, Any] = {}  # aggregates the current command has used
@@ -205,14 +210,24 @@ class UnitOfWork:
         party = self.party(batch_id.company)
         return party.facts.generated_block(batch_id) if party is not None else None
 
-    def record_of(self, client_id: str) -> CommandRecord | None:
+    def record_of(self, client_id: str) -> AppliedCommand | None:
+        """The record of the command with this client id (`.client_id`, `.digest`, `.events`):
+        made in this transaction, or stored in either format; None if none was applied."""
         if client_id in self.records:
             return self.records[client_id]
-        try:
-            record: CommandRecord = self.app.repository.get(self.app.record_id(client_id))
-        except AggregateNotFoundError:
-            return None
-        return record
+        return self.app.stored_command(client_id)
+
+    def applied(self, client_id: str, digest: str, events: list[str]) -> None:
+        """Record that the command just handled, with this client id and content digest,
+        stored `events`: a row of `rin_commands`, or, in a store that keeps them as events, a
+        `CommandRecord` (ledger/infrastructure/command_table.py)."""
+        if self.app.records_in_table():
+            record = Applied(client_id, digest, events)
+            self.records[client_id] = record
+            self.unplaced.append(record)
+        else:
+            self.records[client_id] = self.touch(
+                CommandRecord.applied(client_id, digest, events, self.app.record_id))
 
     def reusable(self) -> list[Any]:
         """The aggregates later commands may load again: parties and invalidation records."""
@@ -223,7 +238,8 @@ class UnitOfWork:
         ]
 
     def aggregates(self) -> list[Any]:
-        return [*self.reusable(), *self.records.values()]
+        records = (r for r in self.records.values() if isinstance(r, CommandRecord))
+        return [*self.reusable(), *records]
 
     def collect(self) -> None:
         """Move the events of the command just handled into the transaction, in command order.
@@ -235,10 +251,12 @@ class UnitOfWork:
         for aggregate in self.touched.values():
             self.events.extend(aggregate.collect_events())
         self.touched.clear()
+        self.rows.extend(replace(row, last=len(self.events) - 1) for row in self.unplaced)
+        self.unplaced.clear()
 
     def save(self) -> list[Recording[UUID]]:
         """Store every event of the transaction, in command order, atomically."""
         self.collect()
         changed = {event.originator_id for event in self.events}
         unchanged = {i: v for i, v in self.read.items() if i not in changed}
-        return self.app.save_in_order(self.events, self.aggregates(), unchanged)
+        return self.app.save_in_order(self.events, self.aggregates(), unchanged, self.rows)

@@ -10,7 +10,8 @@
 - `head.json` (ledger/infrastructure/head_file.py) and an exported head: the store still holds
   them.
 - Command records: each directly follows exactly the events it names
-  (ledger/infrastructure/command_records.py).
+  (ledger/infrastructure/command_records.py); the rows of `rin_commands` also link to the row
+  before them and are folded into the head (ledger/infrastructure/command_audit.py).
 - Snapshots: each equals the replay of its aggregate's events up to its version.
 
 Every problem names where it is (aggregate, version, notification id, table and row).
@@ -38,6 +39,7 @@ from ledger.infrastructure.chain import (
     notifications,
     read_state,
 )
+from ledger.infrastructure.command_audit import CommandAudit
 from ledger.infrastructure.command_records import CommandRecord, event_name
 from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.head_file import read_head_file
@@ -122,6 +124,7 @@ class Audit:
         kept = read_head_file(app)  # before the bounds: a writer commits, then writes it
         self.end, heads_end = bounds(app)
         self.heads = stored_heads(app, heads_end)
+        self.commands = CommandAudit(app, self.end)
         self.head: Head | None = next(self.heads, None)
         self.first_head = self.head.notification_id if self.head else None
         self.last_head: Head | None = None
@@ -149,6 +152,7 @@ class Audit:
         for note in notifications(self.app, self.end):
             self.step(note)
         self.after_last()
+        self.problems.extend(self.commands.after_last())
         self.problems.extend(check_snapshots(self.app))
         return self.problems
 
@@ -162,6 +166,7 @@ class Audit:
         self.running = fold(self.running, note, body=read.body)
         self.last_id = note.id
         self.check_event(note, read)
+        self.running = self.commands.step(note, self.running)
         self.check_heads_at(note.id)
 
     def check_event(self, note: Notification, read: ReadState | None = None) -> None:
@@ -268,9 +273,10 @@ class Audit:
                 self.problems.append(
                     f"{label} is at notification {kept_id:,}, past the last stored "
                     f"notification ({self.last_id:,}): the store was truncated")
-        if self.first_head is None and self.last_id and (self.head_file or self.naming_record):
+        naming = self.naming_record or self.commands.first
+        if self.first_head is None and self.last_id and (self.head_file or naming):
             why = ("head.json is kept" if self.head_file else
-                   f"the command record at notification {self.naming_record:,} names its events")
+                   f"the command record at notification {naming:,} names its events")
             self.problems.append(f"{HEADS_TABLE} has no rows, yet {why}, as only a writer that "
                                  "stores head rows does: every head row was deleted")
         covered = self.last_head.notification_id if self.last_head else 0

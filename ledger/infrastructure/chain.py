@@ -32,6 +32,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import get_topic
 
+from ledger.infrastructure.command_table import Folding, stored_rows
 from ledger.infrastructure.notification_pages import notifications as log_notifications
 
 CHAIN_KEY = "chain"
@@ -131,7 +132,8 @@ class ChainMapper(Mapper[UUID]):
     def __init__(self, transcoder: Transcoder, recorder: Callable[[], ApplicationRecorder],
                  final_topics: Collection[str] = ()) -> None:
         """`final_topics`: events no other event of their aggregate ever follows (a command
-        record's), whose chains are not worth remembering."""
+        record's, in a store that keeps them as events), whose chains are not worth
+        remembering."""
         super().__init__(transcoder)
         self._recorder = recorder
         self._final_topics = frozenset(final_topics)
@@ -268,10 +270,12 @@ def read_state(notification: Notification) -> ReadState:
 
 
 def chain_head(app: Application[UUID], upto: int | None = None) -> dict[str, Any]:
-    """The ledger-wide head: every notification up to `upto` (default all) folded in id order."""
+    """The ledger-wide head: every notification up to `upto` (default all) folded in id order,
+    each followed by its command row if it has one (ledger/infrastructure/command_table.py)."""
     head, last = GENESIS, 0
+    rows = Folding(stored_rows(app.recorder, upto))
     for notification in notifications(app, upto):
-        head, last = fold(head, notification), notification.id
+        head, last = rows.after(notification.id, fold(head, notification)), notification.id
     return {"notification_id": last, "hash": head}
 
 
@@ -284,9 +288,10 @@ def verify_chain(app: Application[UUID], head: dict[str, Any] | None = None) -> 
     problems: list[str] = []
     links = Links()
     running, upto = GENESIS, head["notification_id"] if head else None
+    rows = Folding(stored_rows(app.recorder, upto) if head else iter(()))
     for note in notifications(app):
         if upto is not None and note.id <= upto:
-            running = fold(running, note)
+            running = rows.after(note.id, fold(running, note))
         problem = links.step(note)[1]
         if problem:
             problems.append(problem)

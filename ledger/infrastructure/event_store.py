@@ -1,4 +1,5 @@
-"""The eventsourcing application that stores Party and CommandRecord events."""
+"""The eventsourcing application that stores the ledger's events (and, in stores begun before
+issue 15, CommandRecord events; since then command records are rows of their own table)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any, ClassVar
 from uuid import UUID
 
 import orjson
-from eventsourcing.application import Application, Repository
+from eventsourcing.application import AggregateNotFoundError, Application, Repository
 from eventsourcing.persistence import (
     ApplicationRecorder,
     EventStore,
@@ -20,6 +21,7 @@ from eventsourcing.persistence import (
 from ledger.domain.party import Party
 from ledger.infrastructure.collector import tune_collector
 from ledger.infrastructure.command_records import CommandRecord, RecordIds, record_ids_of
+from ledger.infrastructure.command_table import COMMANDS, Applied, CommandRow, has_rows, stored_row
 from ledger.infrastructure.pending_postings import PendingPostings
 from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
@@ -42,6 +44,7 @@ class LedgerApp(Application[UUID]):
         tune_collector()  # ledger/infrastructure/collector.py
         super().__init__(env=env)
         self._record_ids: RecordIds | None = None
+        self._in_table: bool | None = None
         #: the pending EMTS postings, read from the log once and then only what is new
         self.pending_postings = PendingPostings(self.recorder, self.mapper.to_domain_event)
 
@@ -52,6 +55,27 @@ class LedgerApp(Application[UUID]):
         if self._record_ids is None:
             self._record_ids = record_ids_of(*first_record(self.recorder))
         return self._record_ids(client_id)
+
+    def records_in_table(self) -> bool:
+        """Whether this store keeps its command records as rows of `rin_commands`
+        (ledger/infrastructure/command_table.py) rather than as `CommandRecord` events: a
+        property of its format, read once, at first use. A store holding a row, or holding no
+        `CommandRecord` event, is of the table's format; one holding such events (made before
+        issue 15) keeps writing them, so each store has one kind of record."""
+        if self._in_table is None:
+            self._in_table = has_rows(self.recorder) or first_record(self.recorder)[0] is None
+        return self._in_table
+
+    def stored_command(self, client_id: str) -> CommandRow | CommandRecord | None:
+        """The record of the command with this client id, in either format; None if no
+        command with that id was applied."""
+        if self.records_in_table():
+            return stored_row(self.recorder, client_id)
+        try:
+            record: CommandRecord = self.repository.get(self.record_id(client_id))
+        except AggregateNotFoundError:
+            return None
+        return record
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
@@ -76,7 +100,8 @@ class LedgerApp(Application[UUID]):
         return SealedSnapshots(super().construct_snapshot_store(), self.mapper)  # type: ignore[arg-type]
 
     def save_in_order(
-        self, events: list[Any], aggregates: list[Any], unchanged: dict[UUID, int]
+        self, events: list[Any], aggregates: list[Any], unchanged: dict[UUID, int],
+        commands: list[Applied] | None = None,
     ) -> list[Recording[UUID]]:
         """Save `events` in this order in one transaction; `aggregates` are those the events
         came from, for the repository's cache and snapshots; the save fails as a conflict unless
@@ -84,9 +109,10 @@ class LedgerApp(Application[UUID]):
         (ledger/infrastructure/read_check.py). Built on the public `EventStore.put`, `Cache.put`
         and snapshot store rather than `Application.save`, which groups events by aggregate,
         checks each object against the library's runtime protocols (costlier than storing it)
-        and snapshots by replaying the aggregate from the store."""
+        and snapshots by replaying the aggregate from the store. `commands`: the rows of
+        `rin_commands` stored in the same transaction."""
         try:
-            recordings = self.events.put(events, **{UNCHANGED: unchanged})
+            recordings = self.events.put(events, **{UNCHANGED: unchanged, COMMANDS: commands or []})
         except Exception:  # the mapper forgets the chains of the events not stored
             self.mapper.forget(events)  # type: ignore[attr-defined]
             raise

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from eventsourcing.persistence import StoredEvent
 
+from ledger.infrastructure.command_table import COMMANDS
 from ledger.infrastructure.read_check import UNCHANGED
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,13 +41,16 @@ class SQLiteSaveHook:
     def _insert_events(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
-        return self.insert_in_transaction(c, stored_events, kwargs.get(UNCHANGED))
+        return self.insert_in_transaction(c, stored_events, kwargs.get(UNCHANGED),
+                                          kwargs.get(COMMANDS, ()))
 
     def insert_in_transaction(
-        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any,
+        commands: Sequence[Any] = (),
     ) -> Sequence[int] | None:
         """Insert `stored_events` on the transaction's cursor `c`; return their ids in order.
-        `unchanged`: what the save only read (ledger/infrastructure/read_check.py)."""
+        `unchanged`: what the save only read (ledger/infrastructure/read_check.py); `commands`:
+        the transaction's command rows (ledger/infrastructure/command_table.py)."""
         raise NotImplementedError
 
 
@@ -70,7 +74,7 @@ class PostgresSaveHooks:
         # The lock first: nobody can store anything until this transaction ends, and each
         # statement after it reads every commit made before (READ COMMITTED).
         cast(Any, self)._lock_table(curs)
-        self.before_insert(curs, unchanged)
+        self.before_insert(curs, unchanged, kwargs.get(COMMANDS, ()))
         cast(Any, super())._insert_stored_events(curs, stored_events, **kwargs)
 
     def _fetch_ids_after_insert_events(
@@ -79,15 +83,17 @@ class PostgresSaveHooks:
         ids: Sequence[int] | None = cast(Any, super())._fetch_ids_after_insert_events(
             curs, stored_events, **kwargs)
         if ids:
-            self.after_insert(curs, ids, stored_events)
+            self.after_insert(curs, ids, stored_events, kwargs.get(COMMANDS, ()))
         return ids
 
-    def before_insert(self, curs: Cursor[DictRow], unchanged: Any) -> None:
+    def before_insert(self, curs: Cursor[DictRow], unchanged: Any,
+                      commands: Sequence[Any] = ()) -> None:
         """Refuse the save (raise) before anything is inserted, holding the table lock."""
         raise NotImplementedError
 
     def after_insert(
-        self, curs: Cursor[DictRow], ids: Sequence[int], stored_events: Sequence[StoredEvent]
+        self, curs: Cursor[DictRow], ids: Sequence[int], stored_events: Sequence[StoredEvent],
+        commands: Sequence[Any] = (),
     ) -> None:
         """Write what must commit with the events, now that their `ids` are known."""
         raise NotImplementedError

@@ -23,6 +23,7 @@ import orjson
 from eventsourcing.persistence import Notification, StoredEvent
 
 from ledger.infrastructure.chain import GENESIS, ChainedStoredEvent, fold
+from ledger.infrastructure.command_table import CommandRow, fold_command
 from ledger.infrastructure.signing import KeyRequired, Signer, StoreRefused
 
 TABLE = "rin_heads"
@@ -101,9 +102,11 @@ class HeadWriter:
         self._last.base = (after, head)
 
     def record(self, query: Query, ids: Sequence[int], stored: Sequence[StoredEvent],
-               gap: Callable[[int, int], list[Notification]]) -> Head:
-        """Fold this transaction's events onto the last head (read by `admit`, which must run
-        first in the same transaction) and store the new head row.
+               gap: Callable[[int, int], list[Notification]],
+               commands: Sequence[CommandRow] = ()) -> Head:
+        """Fold this transaction's events, each followed by the command row at its id if any
+        (ledger/infrastructure/command_table.py), onto the last head (read by `admit`, which
+        must run first in the same transaction) and store the new head row.
 
         `gap(after, before)` returns notifications stored between the last head and this
         transaction's first (a store begun by release 1, which wrote no heads)."""
@@ -113,6 +116,7 @@ class HeadWriter:
             raise StoreTruncated(after, ids[0])
         for missed in gap(after, ids[0]):
             head = fold(head, missed)
+        rows = {row.notification_id: row for row in commands}
         for notification_id, event in zip(ids, stored, strict=True):
             head = fold(head, Notification(
                 id=notification_id, originator_id=event.originator_id,
@@ -120,6 +124,9 @@ class HeadWriter:
                 state=event.state,
             ), orjson.loads,  # written by the ledger's mapper a moment ago
                 body=event.canonical if isinstance(event, ChainedStoredEvent) else None)
+            row = rows.get(notification_id)
+            if row is not None:
+                head = fold_command(head, notification_id, row.chain)
         last = ids[-1]
         new = Head(last, head, signer.fingerprint, signer.sign(last, head)) if signer else Head(
             last, head)

@@ -20,6 +20,8 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
+from ledger.infrastructure.command_table import CommandWriter
+from ledger.infrastructure.command_table import create_postgres as create_commands
 from ledger.infrastructure.eventsourcing_adapter import PostgresSaveHooks
 from ledger.infrastructure.heads import TABLE, HeadWriter, create_postgres, notification
 from ledger.infrastructure.read_check import check_unchanged
@@ -35,17 +37,24 @@ class LedgerPostgresRecorder(PostgresSaveHooks, PostgresApplicationRecorder):
             raise ProgrammingError("the ledger needs POSTGRES_ENABLE_DB_FUNCTIONS off")
         self.heads = HeadWriter(f'"{datastore.schema}".{TABLE}', marker="%s")
         self.sql_create_statements.append(SQL(create_postgres(self.heads.table)))  # type: ignore[arg-type]
+        self.commands = CommandWriter(f'"{datastore.schema}".rin_commands', marker="%s")
+        self.sql_create_statements.append(SQL(create_commands(self.commands.table)))  # type: ignore[arg-type]
 
-    def before_insert(self, curs: Cursor[DictRow], unchanged: Any) -> None:
-        """A failed read check or key check inserts nothing (the table lock is held)."""
+    def before_insert(self, curs: Cursor[DictRow], unchanged: Any,
+                      commands: Sequence[Any] = ()) -> None:
+        """A failed read check, key check or command id already stored inserts nothing (the
+        table lock is held)."""
         check_unchanged(unchanged, lambda chunk: self._latest(curs, chunk))
         self.heads.admit(self._query(curs), f'SELECT MAX(notification_id) FROM '
                          f'"{self.datastore.schema}"."{self.events_table_name}"')
+        self.commands.refuse_stored(self._query(curs), commands)
 
     def after_insert(
-        self, curs: Cursor[DictRow], ids: Sequence[int], stored_events: Sequence[StoredEvent]
+        self, curs: Cursor[DictRow], ids: Sequence[int], stored_events: Sequence[StoredEvent],
+        commands: Sequence[Any] = (),
     ) -> None:
-        self.heads.record(self._query(curs), ids, stored_events, self._gap(curs))
+        rows = self.commands.insert(self._query(curs), ids, commands)
+        self.heads.record(self._query(curs), ids, stored_events, self._gap(curs), rows)
 
     def _latest(self, curs: Cursor[DictRow], ids: list[UUID]) -> dict[UUID, int]:
         curs.execute(SQL(

@@ -5,7 +5,8 @@ notification id). This one sends up to `ROWS_PER_STATEMENT` events per multi-row
 `INSERT … RETURNING rowid` (SQLite ≥ 3.35). SQLite does not promise the order of RETURNING rows,
 but inside one write transaction an ordinary rowid table gives each new row the largest rowid
 plus one, so the sorted rowids are the rows' insertion order, which is the events' order.
-It also stores each transaction's head row (ledger/infrastructure/heads.py) in the same transaction.
+It also stores each transaction's command rows (ledger/infrastructure/command_table.py) and head
+row (ledger/infrastructure/heads.py) in the same transaction.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from uuid import UUID
 from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
 
+from ledger.infrastructure.command_table import CREATE_SQLITE as CREATE_COMMANDS
+from ledger.infrastructure.command_table import CommandWriter
 from ledger.infrastructure.eventsourcing_adapter import SQLiteSaveHook
 from ledger.infrastructure.heads import CREATE_SQLITE, HeadWriter, notification
 from ledger.infrastructure.read_check import check_unchanged
@@ -36,9 +39,10 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
         super().__init__(datastore, events_table_name)
         self._statements: dict[int, str] = {}
         self.heads = HeadWriter()
+        self.commands = CommandWriter()
 
     def construct_create_table_statements(self) -> list[str]:
-        return [*super().construct_create_table_statements(), CREATE_SQLITE]
+        return [*super().construct_create_table_statements(), CREATE_SQLITE, CREATE_COMMANDS]
 
     def _statement(self, rows: int) -> str:
         """`INSERT INTO t VALUES (?,?,?,?),… RETURNING rowid` for `rows` rows, cached."""
@@ -50,9 +54,10 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
         return statement
 
     def insert_in_transaction(
-        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any,
+        commands: Sequence[Any] = (),
     ) -> Sequence[int] | None:
-        notification_ids = self._insert_rows(c, stored_events)
+        notification_ids = self._insert_rows(c, stored_events, commands)
         # After the inserts this transaction holds SQLite's write lock and reads the latest
         # commit: what the save only read cannot move until it ends
         # (ledger/infrastructure/read_check.py).
@@ -68,7 +73,8 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
         )
         return {UUID(row[0]): row[1] for row in c.fetchall()}
 
-    def _insert_rows(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent]) -> list[int]:
+    def _insert_rows(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
+                     commands: Sequence[Any] = ()) -> list[int]:
         notification_ids: list[int] = []
         c.execute(f"PRAGMA wal_autocheckpoint={CHECKPOINT_PAGES}")  # per connection, no I/O
         for first in range(0, len(stored_events), ROWS_PER_STATEMENT):
@@ -85,7 +91,8 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
         if notification_ids:  # after the inserts, holding SQLite's write lock; a refusal here
             query = query_on(c)  # rolls the whole transaction back
             self.heads.admit(query)
-            self.heads.record(query, notification_ids, stored_events, self._gap(c))
+            rows = self.commands.insert(query, notification_ids, commands)  # UNIQUE client id
+            self.heads.record(query, notification_ids, stored_events, self._gap(c), rows)
         return notification_ids
 
     def _gap(self, c: SQLiteCursor) -> Any:

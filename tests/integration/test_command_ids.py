@@ -8,6 +8,8 @@ import sqlite3
 from pathlib import Path
 from uuid import UUID, uuid5
 
+from store_access import as_release_2
+
 from ledger import Ledger
 from ledger.infrastructure.command_records import COMMAND_NAMESPACE, CommandRecord
 
@@ -28,8 +30,10 @@ def test_ids_with_the_same_first_eight_bytes_differ() -> None:
     assert len(ids) == 10_000
 
 
-def test_a_new_store_names_records_by_ordered_ids(tmp_path: Path) -> None:
+def test_a_store_of_release_2_names_records_by_ordered_ids(tmp_path: Path) -> None:
+    """A store begun before issue 15 keeps its records as events, named by these ids."""
     with Ledger(tmp_path) as ledger:
+        as_release_2(ledger)
         assert ledger.apply({"type": "register_party", "id": "reg-0001", "party": "1001",
                              "name": "P", "roles": ["blender"]}).status == "applied"
         record = next(ledger.log.events(topics=[CommandRecord.Applied.TOPIC])).event

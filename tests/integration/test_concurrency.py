@@ -26,6 +26,7 @@ from store_access import app_of
 
 from ledger import Ledger
 from ledger.infrastructure.chain import notifications, verify_chain
+from ledger.infrastructure.command_table import stored_rows
 from projections import verify
 
 WRITERS = 4
@@ -189,6 +190,8 @@ def stored_ids(ledger: Ledger) -> tuple[Counter[str], set[str]]:
             records[state["client_id"]] += 1
         elif state.get("client_id"):
             on_events.add(state["client_id"])
+    for row in stored_rows(app_of(ledger).recorder):  # the store's format since issue 15
+        records[row.client_id] += 1
     return records, on_events
 
 

@@ -34,6 +34,7 @@ from eventsourcing.sqlite import (
     SQLiteTrackingRecorder,
 )
 
+from ledger.infrastructure.command_table import COMMANDS
 from ledger.infrastructure.eventsourcing_adapter import (
     ConnectionPragmas,
     SQLiteSaveHook,
@@ -58,12 +59,15 @@ class Probe(SQLiteSaveHook, SQLiteApplicationRecorder):
     """Records what the hook was given; inserts through the library's own statement."""
 
     seen: list[Any]
+    rows_seen: list[Any]
     refuse = False
 
     def insert_in_transaction(
-        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any
+        self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any,
+        commands: Sequence[Any] = (),
     ) -> Sequence[int] | None:
         self.seen.append(unchanged)
+        self.rows_seen.append(list(commands))
         ids = SQLiteApplicationRecorder._insert_events(self, c, stored_events)
         if self.refuse:
             raise IntegrityError("refused inside the transaction")
@@ -74,6 +78,7 @@ def probe(tmp_path: Path) -> Probe:
     recorder = Probe(SQLiteDatastore(str(tmp_path / "pins.sqlite")))
     recorder.create_table()
     recorder.seen = []
+    recorder.rows_seen = []
     return recorder
 
 
@@ -81,8 +86,9 @@ def test_sqlite_insert_events_hands_the_hook_its_kwargs_and_returns_its_ids(
     tmp_path: Path
 ) -> None:
     recorder = probe(tmp_path)
-    ids = recorder.insert_events([event(), event()], **{UNCHANGED: {"x": 1}})
+    ids = recorder.insert_events([event(), event()], **{UNCHANGED: {"x": 1}, COMMANDS: ["r"]})
     assert recorder.seen == [{"x": 1}]  # the read check's versions reach the hook
+    assert recorder.rows_seen == [["r"]]  # and the transaction's command rows
     assert ids == [1001, 1002]  # what the hook returns is what insert_events returns
     assert recorder.max_notification_id() == 2
 

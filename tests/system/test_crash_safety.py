@@ -107,13 +107,15 @@ def read_only(path: Path) -> sqlite3.Connection:
 
 
 def records(data: Path) -> int:
-    """Command records stored: every line has an id, so this is the number of lines applied."""
+    """Command records stored (rows of rin_commands, or in a store of release 2's format
+    record events): every line has an id, so this is the number of lines applied."""
     if not (data / "events.sqlite").exists():
         return 0
     with read_only(data / "events.sqlite") as db:
         try:
-            return db.execute("SELECT COUNT(*) FROM stored_events WHERE topic = ?",
-                              (RECORD_TOPIC,)).fetchone()[0]
+            return int(db.execute("SELECT COUNT(*) FROM stored_events WHERE topic = ?",
+                                  (RECORD_TOPIC,)).fetchone()[0]
+                       + db.execute("SELECT COUNT(*) FROM rin_commands").fetchone()[0])
         except sqlite3.OperationalError:  # killed before the tables were created
             return 0
 

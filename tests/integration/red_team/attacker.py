@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from markets import three_party_market
+from store_access import as_release_2
 from typer.testing import CliRunner, Result
 
 from ledger.application.ledger import Ledger
@@ -30,8 +31,14 @@ MARKET: list[dict[str, Any]] = [
 ]
 
 
-def build(data: Path, key: Path | None = None, commands: list[dict[str, Any]] = MARKET) -> None:
+def build(data: Path, key: Path | None = None, commands: list[dict[str, Any]] = MARKET,
+          *, record_events: bool = False) -> None:
+    """The market in a new store; with `record_events`, a store of the format before issue 15,
+    whose command records are `CommandRecord` events (a store holding them keeps writing them,
+    ledger/infrastructure/command_table.py)."""
     with Ledger(data, key=key) as ledger:
+        if record_events:
+            as_release_2(ledger)
         results = list(ledger.apply_many(commands))
     assert all(r.status == "applied" for r in results), [r for r in results if r.error]
 

@@ -5,6 +5,10 @@ for a line not yet applied made the real line a silent `duplicate`. Now deleting
 breaks the head rows (so `verify` fails before anyone re-applies the file), and a forged record
 names events that are not the ones stored just before it. With a key, the signed heads cover
 both: an attacker who recomputes the head rows breaks their signatures.
+
+These attacks are on a store of release 2's format, whose records are `CommandRecord` events
+(such a store keeps writing them); those on the rows of `rin_commands`, where new stores keep
+their records, are in test_command_table.py.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ NEXT = {"type": "transfer", "id": "t-next", "date": "2024-03-08", "from": "2001"
 
 
 def test_deleting_records_fails_verify(tmp_path: Path) -> None:
-    build(tmp_path)
+    build(tmp_path, record_events=True)
     with files(tmp_path) as db:
         deleted = db.execute("DELETE FROM stored_events WHERE topic = ? AND rowid IN (SELECT "
                              "rowid FROM stored_events WHERE topic = ? LIMIT 7)",
@@ -43,7 +47,7 @@ def test_deleting_records_and_recomputing_heads_fails_with_the_key(tmp_path: Pat
     every head row and head.json recomputed: only the signatures give it away."""
     key = make_key(tmp_path)
     data = tmp_path / "data"
-    build(data, key)
+    build(data, key, record_events=True)
     with files(data) as db:
         gone = db.execute("SELECT MAX(rowid) FROM stored_events WHERE topic = ?",
                           (CommandRecord.Applied.TOPIC,)).fetchone()[0]
@@ -69,7 +73,7 @@ def forge_record(data: Path, command: dict[str, object], names: list[str]) -> No
 
 
 def test_a_forged_record_for_a_line_not_yet_applied_is_named(tmp_path: Path) -> None:
-    build(tmp_path)
+    build(tmp_path, record_events=True)
     with files(tmp_path) as db:  # it names the last command's events, as a real one would
         last = orjson.loads(db.execute("SELECT state FROM stored_events ORDER BY rowid DESC "
                                        "LIMIT 1").fetchone()[0])
@@ -84,7 +88,7 @@ def test_a_forged_record_for_a_line_not_yet_applied_is_named(tmp_path: Path) -> 
 
 def test_a_forged_record_in_release_1_form_is_named(tmp_path: Path) -> None:
     """A record without its events (as release 1 wrote them) after heads began is forged."""
-    build(tmp_path)
+    build(tmp_path, record_events=True)
     parsed = parse_command(NEXT)
     with Ledger(tmp_path) as ledger:
         stored = app_of(ledger).mapper.to_stored_event(
@@ -101,7 +105,7 @@ def test_a_forged_record_in_release_1_form_is_named(tmp_path: Path) -> None:
 def test_every_real_record_names_the_events_just_before_it(tmp_path: Path) -> None:
     """Checked by hand for the last line: a transfer stores TransferredOut (seller) and
     TransferredIn (buyer), then its record names exactly those two."""
-    build(tmp_path)
+    build(tmp_path, record_events=True)
     with files(tmp_path) as db:
         rows = db.execute("SELECT originator_id, originator_version, topic, state FROM "
                           "stored_events ORDER BY rowid DESC LIMIT 3").fetchall()

@@ -29,14 +29,31 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
-@pytest.fixture
-def store(built: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the built store for one attack."""
-    copy = tmp_path / "data"
+@pytest.fixture(scope="module")
+def built_r2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The market in a store of release 2's format (command records as events)."""
+    data = tmp_path_factory.mktemp("held-out-r2")
+    build(data, record_events=True)
+    return data
+
+
+def copy_of(built: Path, copy: Path) -> Path:
     copy.mkdir()
     for name in ("events.sqlite", "head.json"):
         (copy / name).write_bytes((built / name).read_bytes())
     return copy
+
+
+@pytest.fixture
+def store(built: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the built store for one attack."""
+    return copy_of(built, tmp_path / "data")
+
+
+@pytest.fixture
+def store_r2(built_r2: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the store of release 2's format for one attack."""
+    return copy_of(built_r2, tmp_path / "data")
 
 
 # ---- issue 9 attack 12 / item 7: bad report arguments exit 2, naming the option ----------
@@ -69,8 +86,9 @@ def test_a_known_at_id_beyond_any_integer_the_store_holds_means_everything_known
      "notification 8"),
     ("stored_snapshots", "UPDATE stored_snapshots SET originator_version = 'abc'", "'abc'"),
     ("stored_snapshots", "UPDATE stored_snapshots SET originator_id = 'zz'", "'zz'"),
-    ("rin_heads", "UPDATE rin_heads SET signature = X'00' WHERE notification_id = 640",
-     "notification 640"),
+    # the last head: 10 events of the 7 lines without ids, then 210 transfers of 2 events each
+    ("rin_heads", "UPDATE rin_heads SET signature = X'00' WHERE notification_id = 430",
+     "notification 430"),
 ])
 def test_a_value_of_the_wrong_sql_type_is_named_not_a_crash(store: Path, table: str, sql: str,
                                                              where: str) -> None:
@@ -131,18 +149,22 @@ def test_deleting_every_head_row_is_named_by_head_json(store: Path) -> None:
     assert "rin_heads has no rows, yet head.json is kept" in result.output
 
 
+@pytest.mark.parametrize(("kind", "first"), [("store", 12), ("store_r2", 13)])
 def test_a_tail_deleted_with_every_head_row_and_head_json_is_named_by_the_records(
-        store: Path) -> None:
+        kind: str, first: int, request: pytest.FixtureRequest) -> None:
     """With views.sqlite, head.json and every head row gone, the command records that name
-    their events (only this release writes them) still say the store kept heads."""
+    their events (only release 2 and later write them) still say the store kept heads: the
+    first is that of t-0000, after the 10 events of the 7 lines without ids and its own 2
+    (a row at notification 12; release 2's record event after them, 13)."""
+    store: Path = request.getfixturevalue(kind)
     with files(store) as db:
-        db.execute("DELETE FROM stored_events WHERE rowid > 600")
+        db.execute("DELETE FROM stored_events WHERE rowid > 400")
         db.execute("DROP TABLE rin_heads")
     (store / "head.json").unlink()
     result = verify(store)
     assert result.exit_code == 1, result.output
-    assert "rin_heads has no rows, yet the command record at notification 13 names its events" \
-        in result.output
+    assert (f"rin_heads has no rows, yet the command record at notification {first} names its "
+            "events") in result.output
 
 
 # ---- issue 9 attack 3 / item 1: command records rewritten with every link recomputed -------
@@ -163,19 +185,20 @@ def record_of(client_id: str, change: Callable[[dict[str, Any]], None]) -> Calla
                                     lambda r: r.__setitem__("events", None)],
                          ids=["events-removed", "events-null"])
 def test_a_record_in_release_1_form_after_one_naming_its_events_is_forged(
-        store: Path, change: Callable[[dict[str, Any]], None]) -> None:
+        store_r2: Path, change: Callable[[dict[str, Any]], None]) -> None:
     """Release 1 wrote no event names; a store whose records name them never went back."""
-    rewrite_history(store, record_of("t-0005", change))
-    result = verify(store)
+    rewrite_history(store_r2, record_of("t-0005", change))
+    result = verify(store_r2)
     assert result.exit_code == 1, result.output
     assert "command record 't-0005'" in result.output and "names no events" in result.output
 
 
-def test_a_record_whose_client_id_was_renamed_is_named(store: Path) -> None:
+def test_a_record_whose_client_id_was_renamed_is_named(store_r2: Path) -> None:
     """The record is found by the id its client id gives, so a renamed one still makes the
     real `t-0005` line a duplicate, and `t-9999` looks applied: verify names the mismatch."""
-    rewrite_history(store, record_of("t-0005", lambda r: r.__setitem__("client_id", "t-9999")))
-    result = verify(store)
+    rewrite_history(store_r2, record_of("t-0005", lambda r: r.__setitem__("client_id",
+                                                                         "t-9999")))
+    result = verify(store_r2)
     assert result.exit_code == 1, result.output
     assert "command record 't-9999'" in result.output
     assert "its id is not the one its client id gives" in result.output

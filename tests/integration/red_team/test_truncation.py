@@ -89,6 +89,7 @@ def test_a_rollback_of_store_and_head_json_needs_a_head_kept_elsewhere(data: Pat
                            "notification_id LIMIT 1").fetchone()
         db.execute("DELETE FROM stored_events WHERE rowid > ?", (first[0],))
         db.execute("DELETE FROM rin_heads WHERE notification_id > ?", (first[0],))
+        db.execute("DELETE FROM rin_commands WHERE notification_id > ?", (first[0],))
         db.execute("DELETE FROM stored_snapshots")  # they would name versions now gone
     (data / "head.json").write_text(json.dumps({"notification_id": first[0], "hash": first[1]}))
     assert verify(data).exit_code == 0, verify(data).output  # consistent: the stated limit

@@ -1,0 +1,241 @@
+"""Command records in their own table, `rin_commands` (the store format since issue 15).
+
+Each applied command with a client id makes one row: the client id (UNIQUE, so a second save of
+the same id fails and rolls its whole transaction back), the content digest, the events the
+command stored (`"<aggregate id hex>:<version>"`, in log order) and the notification id of the
+last of them. The rows are written in the transaction of their events, one multi-row INSERT,
+without the event machinery the `CommandRecord` aggregate needed (a quarter of all stored rows,
+mapped and chained like domain events).
+
+Tamper evidence (what `rin verify` checks, ledger/infrastructure/command_audit.py): every row
+carries `previous` (the notification id of the row before it) and `chain`, sha256 over the row
+before's chain and this row's canonical bytes, so an edited or inserted row, or one deleted
+before another, is named; and the ledger-wide head folds each row's chain right after its
+notification (`fold_command`), so the head rows, their signatures, `head.json` and exported heads
+cover the rows as they cover events: deleting the last rows changes the head.
+
+A store holding `CommandRecord` events (release 1 and 2, ledger/infrastructure/command_records.py)
+keeps writing them: `in_table` reads which kind of store it is, once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+TABLE = "rin_commands"
+#: the keyword `insert_events` passes this transaction's rows under
+COMMANDS = "rin_commands"
+COLUMNS = ("(notification_id {id} PRIMARY KEY, client_id TEXT NOT NULL UNIQUE, "
+           "digest TEXT NOT NULL, events TEXT NOT NULL, previous {id} NOT NULL, "
+           "chain TEXT NOT NULL)")
+CREATE_SQLITE = f"CREATE TABLE IF NOT EXISTS {TABLE} {COLUMNS.format(id='INTEGER')}"
+FIELDS = "notification_id, client_id, digest, events, previous, chain"
+ROWS_PER_STATEMENT = 500  # 6 parameters a row; SQLite allows 32,766 a statement
+GENESIS = ""
+PAGE = 1_000
+
+#: runs one SQL statement with parameters and returns every row as a tuple
+Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
+
+
+def create_postgres(table: str) -> str:
+    return f"CREATE TABLE IF NOT EXISTS {table} {COLUMNS.format(id='BIGINT')}"
+
+
+class AppliedCommand(Protocol):
+    """A command record in either format: a row, one made in this transaction, or a
+    `CommandRecord` aggregate (`events` None: release 1 did not name them)."""
+
+    @property
+    def client_id(self) -> str: ...
+
+    @property
+    def digest(self) -> str: ...
+
+    @property
+    def events(self) -> list[str] | None: ...
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A command record made in a unit of work, before its save: `last` is the index, in the
+    transaction's events, of the command's last event."""
+
+    client_id: str
+    digest: str
+    events: list[str]
+    last: int = -1
+
+
+@dataclass(frozen=True)
+class CommandRow:
+    """A stored row of `rin_commands`."""
+
+    notification_id: int
+    client_id: str
+    digest: str
+    events: list[str]
+    previous: int
+    chain: str
+
+
+def link(previous_chain: str, notification_id: int, client_id: str, digest: str,
+         events: Sequence[str], previous: int) -> str:
+    """A row's chain: sha256(the row before's chain + canonical JSON of this row's fields)."""
+    body = orjson.dumps([notification_id, client_id, digest, list(events), previous])
+    return hashlib.sha256(previous_chain.encode() + body).hexdigest()
+
+
+def fold_command(head: str, notification_id: int, chain: str) -> str:
+    """One step of the ledger-wide head for a command row, folded right after notification
+    `notification_id` (ledger/infrastructure/chain.py `fold` folds each notification; the
+    header here starts with a string, a notification's with its id, so the two never match)."""
+    header = orjson.dumps(["command", notification_id])
+    return hashlib.sha256(head.encode() + header + chain.encode()).hexdigest()
+
+
+class CommandWriter:
+    """Writes a transaction's rows in it: refuses ids already stored, then one INSERT."""
+
+    def __init__(self, table: str = TABLE, marker: str = "?") -> None:
+        self.table = table  # qualified by the schema on PostgreSQL
+        self._marker = marker  # the driver's parameter marker: ? (sqlite3) or %s (psycopg)
+
+    def refuse_stored(self, query: Query, commands: Sequence[Applied]) -> None:
+        """Raise `IntegrityError` if any of `commands`' client ids is stored (PostgreSQL, where
+        every refusal must come before the insert; SQLite's UNIQUE key refuses by itself)."""
+        from eventsourcing.persistence import IntegrityError
+
+        if not commands:
+            return
+        stored = query(f"SELECT client_id FROM {self.table} WHERE client_id = ANY(%s)",
+                       ([a.client_id for a in commands],))
+        if stored:
+            raise IntegrityError(f"command id {stored[0][0]!r} already applied")
+
+    def insert(self, query: Query, ids: Sequence[int],
+               commands: Sequence[Applied]) -> list[CommandRow]:
+        """Store one row per command (each at the notification id of its last event), chained
+        onto the last stored row; return them."""
+        if not commands:
+            return []
+        last = query(f"SELECT notification_id, chain FROM {self.table} "
+                     "ORDER BY notification_id DESC LIMIT 1", ())
+        previous, chain = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
+        rows = []
+        for applied in commands:
+            at = ids[applied.last]
+            chain = link(chain, at, applied.client_id, applied.digest, applied.events, previous)
+            rows.append(CommandRow(at, applied.client_id, applied.digest, applied.events,
+                                   previous, chain))
+            previous = at
+        m = self._marker
+        for first in range(0, len(rows), ROWS_PER_STATEMENT):
+            chunk = rows[first:first + ROWS_PER_STATEMENT]
+            params: list[Any] = []
+            for row in chunk:
+                params += (row.notification_id, row.client_id, row.digest,
+                           orjson.dumps(row.events).decode(), row.previous, row.chain)
+            values = ",".join([f"({m},{m},{m},{m},{m},{m})"] * len(chunk))
+            query(f"INSERT INTO {self.table} ({FIELDS}) VALUES {values}", params)
+        return rows
+
+
+def reader(recorder: Any) -> Query:
+    """A `Query` on the store, each statement in a read-only transaction of its own."""
+    sqlite = not hasattr(recorder.datastore, "schema")
+
+    def query(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        with recorder.datastore.transaction(commit=False) as c:
+            c.execute(sql if sqlite else sql.replace("?", "%s"), params)
+            return [tuple(r.values()) if isinstance(r, dict) else tuple(r) for r in c.fetchall()]
+    return query
+
+
+def table_of(recorder: Any) -> str:
+    return str(getattr(getattr(recorder, "commands", None), "table", TABLE))
+
+
+def row_of(raw: Sequence[Any]) -> CommandRow:
+    """A row as read; `events` is [] unless it holds a JSON list (audit names such rows)."""
+    try:
+        events = orjson.loads(raw[3])
+    except (orjson.JSONDecodeError, TypeError):
+        events = None
+    return CommandRow(int(raw[0]), str(raw[1]), str(raw[2]),
+                      events if isinstance(events, list) else [], int(raw[4]), str(raw[5]))
+
+
+def stored_row(recorder: Any, client_id: str) -> CommandRow | None:
+    """The stored row of `client_id`, if its command was applied."""
+    found = reader(recorder)(f"SELECT {FIELDS} FROM {table_of(recorder)} WHERE client_id = ?",
+                             (client_id,))
+    return row_of(found[0]) if found else None
+
+
+def has_rows(recorder: Any) -> bool:
+    """Whether the store holds any command row (False if it has no such table)."""
+    try:
+        return bool(reader(recorder)(f"SELECT 1 FROM {table_of(recorder)} LIMIT 1", ()))
+    except Exception:  # a store opened without creating tables: none
+        return False
+
+
+def stored_rows(recorder: Any, upto: int | None = None) -> Iterator[CommandRow]:
+    """Every row (at notification ids up to `upto`) in notification id order, page by page;
+    none if the table is missing."""
+    after = -1
+    query = reader(recorder)
+    limit = "" if upto is None else f" AND notification_id <= {int(upto)}"
+    while True:
+        try:
+            rows = query(f"SELECT {FIELDS} FROM {table_of(recorder)} WHERE notification_id > ?"
+                         f"{limit} ORDER BY notification_id LIMIT ?", (after, PAGE))
+        except Exception:
+            return
+        yield from (row_of(row) for row in rows)
+        if len(rows) < PAGE:
+            return
+        after = int(rows[-1][0])
+
+
+def count(recorder: Any) -> int:
+    """How many command rows the store holds."""
+    try:
+        return int(reader(recorder)(f"SELECT COUNT(*) FROM {table_of(recorder)}", ())[0][0])
+    except Exception:
+        return 0
+
+
+class Folding:
+    """The command rows merged into a walk of the log in notification id order: `after(note_id,
+    head)` is the head once the row at that notification (if any) is folded in."""
+
+    def __init__(self, rows: Iterator[CommandRow]) -> None:
+        self._rows = rows
+        self.pending: CommandRow | None = next(rows, None)
+
+    def passed(self, notification_id: int) -> Iterator[CommandRow]:
+        """Rows at ids below `notification_id` not yet seen: they point at no stored event."""
+        while self.pending is not None and self.pending.notification_id < notification_id:
+            yield self.pending
+            self.pending = next(self._rows, None)
+
+    def at(self, notification_id: int) -> CommandRow | None:
+        """The row at `notification_id`, consumed, if there is one."""
+        for _ in self.passed(notification_id):
+            pass
+        row = self.pending
+        if row is None or row.notification_id != notification_id:
+            return None
+        self.pending = next(self._rows, None)
+        return row
+
+    def after(self, notification_id: int, head: str) -> str:
+        row = self.at(notification_id)
+        return head if row is None else fold_command(head, row.notification_id, row.chain)
