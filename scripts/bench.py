@@ -12,7 +12,10 @@ invariants, the views already projected) runs in a child process for its own pea
 
 Every rate is also given per domain event, with the command (idempotency) records counted
 apart: `ingest_vs_floor` compares domain events per second with `library_floor` storing as
-many bare events, in the same run. Ratios measured in one run are what to compare across runs
+many bare events, in the same run; `ingest_vs_raw` compares them with the library's own
+recorder (`SQLiteApplicationRecorder` or `PostgresApplicationRecorder`) storing as many rows of
+the same mean size in transactions of the ingest's mean size (domain events per commit).
+Ratios measured in one run are what to compare across runs
 on a shared machine (docs/performance.md).
 """
 
@@ -136,8 +139,10 @@ def state_size(data: Path, store: str | None) -> int:
     return int(statistics.mean(len(n.state) for n in sample)) if sample else 200
 
 
-def raw_batch(store: str | None, folder: Path, events: int, size: int) -> float:
-    """Events per second of the library's own recorder saving `events` in batches of 100."""
+def raw_batch(store: str | None, folder: Path, events: int, size: int,
+              batch: int = RAW_BATCH) -> float:
+    """Events per second of the library's own recorder saving `events` of `size` bytes in
+    batches of `batch` (100 unless told), one transaction each."""
     env = {k: v for k, v in store_env(folder / "raw", store).items()
            if k != "APPLICATION_RECORDER_TOPIC"}
     if store and "POSTGRES_SCHEMA" in os.environ:
@@ -146,12 +151,12 @@ def raw_batch(store: str | None, folder: Path, events: int, size: int) -> float:
     recorder = factory.application_recorder()
     state = b"x" * size
     started = time.perf_counter()
-    for first in range(0, events, RAW_BATCH):
+    for first in range(0, events, batch):
         originator = uuid4()
         recorder.insert_events([
             StoredEvent(originator_id=originator, originator_version=v, topic="raw:Event",
                         state=state)
-            for v in range(1, min(RAW_BATCH, events - first) + 1)
+            for v in range(1, min(batch, events - first) + 1)
         ])
     elapsed = time.perf_counter() - started
     factory.close()
@@ -291,6 +296,16 @@ def verify_figures(data: Path, store: str | None) -> tuple[float, float, int]:
     return seconds, round(peak, 1), done.returncode
 
 
+def driver(store: str | None) -> str:
+    """The database driver: sqlite3, or psycopg and its libpq binding (`python`, a ctypes
+    wrapper, costs the client about twice the CPU per row of `binary` or `c`)."""
+    if store is None:
+        return "sqlite3"
+    import psycopg
+
+    return f"psycopg {psycopg.__version__} ({psycopg.pq.__impl__})"
+
+
 def peak_rss_mb() -> float:
     """The process's peak resident memory so far, in MB."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -308,6 +323,7 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         lines = generate_market(events // LINE_EVENTS, seed)
         big = ingest(data, url, events, lines)
         ledger, stored = big.ledger, big.stored
+        transactions = sum(1 for _ in ledger.stored_heads())  # one head row per commit
         peaks = {"ingest": peak_rss_mb()}
         records = command_records(data, url)
         domain = stored - records
@@ -324,6 +340,9 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         ledger.close()
         verify_s, verify_mb, verify_exit = verify_figures(data, url)
         raw_rate = raw_batch(store and fresh_store(store, folder, "raw")[1], folder, stored, size)
+        per_transaction = max(1, round(domain / max(1, transactions)))
+        raw_same_rate = raw_batch(store and fresh_store(store, folder, "rawtx")[1], folder,
+                                  domain, size, per_transaction)
         floor_rate = library_floor(
             store and fresh_store(store, folder, "floor")[1], folder, domain
         )
@@ -344,6 +363,10 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         "ingest_cpu_us_per_domain_event": round(big.cpu / domain * 1e6, 1),
         "raw_batch_events_per_s": round(raw_rate),
         "ingest_ratio": round(ingest_rate / raw_rate, 3),
+        "ingest_transactions": transactions,
+        "raw_same_batches_events_per_s": round(raw_same_rate),
+        "raw_same_batch_size": per_transaction,
+        "ingest_vs_raw": round(domain_rate / raw_same_rate, 3),
         "library_floor_events_per_s": round(floor_rate),
         "library_floor_ratio": round(floor_rate / raw_rate, 3),
         "ingest_vs_floor": round(domain_rate / floor_rate, 3),
@@ -370,6 +393,7 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         "busiest_party": party,
         "mean_event_bytes": size,
         "load_average": round(os.getloadavg()[0], 2),
+        "driver": driver(store),
         "rss_mb": peak_rss_mb(),
         "rss_mb_peak_after": peaks,
     }
