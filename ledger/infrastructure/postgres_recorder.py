@@ -16,7 +16,8 @@ insert raises, so every refusal had to be made before it. Here, in psycopg's pip
    fed in order): one round trip;
 3. the head row folded over the new ids, and COMMIT: one round trip.
 
-An exception anywhere inside rolls the whole transaction back. `insert_in_transaction` is the
+BEGIN and COMMIT travel with the first and last. An exception anywhere inside rolls the whole
+transaction back. `insert_in_transaction` is the
 whole of it on one cursor, for other rows that must commit with the events to go next to.
 """
 
@@ -41,6 +42,8 @@ from psycopg.sql import SQL, Identifier
 
 from ledger.infrastructure.heads import TABLE, HeadWriter, create_postgres, notification
 from ledger.infrastructure.read_check import IDS_PER_QUERY, UNCHANGED, check_unchanged
+
+BEGIN, COMMIT = SQL("BEGIN"), SQL("COMMIT")
 
 
 class LedgerPostgresRecorder(PostgresApplicationRecorder):
@@ -75,9 +78,16 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         `unchanged` (keyword): {aggregate id: version} this save read and leaves as it is."""
         if not stored_events:
             return None
-        with self.datastore.get_connection() as conn, conn.pipeline(), conn.transaction(), \
-                conn.cursor() as curs:
-            return self.insert_in_transaction(curs, stored_events, kwargs.get(UNCHANGED))
+        # BEGIN and COMMIT are statements of the pipeline: psycopg's `transaction()` in
+        # pipeline mode syncs on entering and before COMMIT (two more round trips). Leaving the
+        # pipeline sends the head row and COMMIT and raises their errors; an exception leaves
+        # the pool's connection block, which rolls back the transaction still open (psycopg_pool
+        # `connection()`), so nothing of a refused or failed save is kept.
+        with self.datastore.get_connection() as conn, conn.pipeline(), conn.cursor() as curs:
+            curs.execute(BEGIN)
+            ids = self.insert_in_transaction(curs, stored_events, kwargs.get(UNCHANGED))
+            curs.execute(COMMIT)
+        return ids
 
     def insert_in_transaction(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], unchanged: Any

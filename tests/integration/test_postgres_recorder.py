@@ -25,8 +25,16 @@ WRITERS = 8
 
 @pytest.fixture
 def recorder() -> Iterator[Any]:
-    """The ledger's recorder on a new schema, with a connection for each writer thread (the
-    datastore's pool would otherwise hand one connection to one thread at a time)."""
+    """The ledger's recorder on a new schema, on one connection (each save reuses it)."""
+    schema = f"test_{uuid4().hex[:12]}"
+    yield postgres_recorder(schema)
+    drop(schema)
+
+
+@pytest.fixture
+def shared() -> Iterator[Any]:
+    """The same with a connection for each writer thread (the datastore's pool would otherwise
+    hand one connection to one thread at a time)."""
     schema = f"test_{uuid4().hex[:12]}"
     yield postgres_recorder(schema, pool_size=WRITERS + 1)
     drop(schema)
@@ -68,6 +76,8 @@ def test_a_batch_is_stored_in_the_order_given_and_its_ids_come_back_in_that_orde
 
 
 def test_every_refusal_stores_nothing_and_the_next_save_goes_on(recorder: Any) -> None:
+    """Refused in Python (a read moved) or by the server (a version already stored): the
+    transaction is rolled back, and the same connection (the pool has one) stores the next."""
     read, other = uuid4(), uuid4()
     recorder.insert_events([event(read, 1)])
     before = heads(recorder)
@@ -112,11 +122,12 @@ def test_events_stored_without_head_rows_are_folded_into_the_next_head(recorder:
     assert heads(recorder) == [(ids[0], log_head(recorder, ids[0]))]
 
 
-def test_concurrent_writers_get_ids_in_commit_order(recorder: Any) -> None:
+def test_concurrent_writers_get_ids_in_commit_order(shared: Any) -> None:
     """Eight threads save batches at once while a reader tails the log: each batch's ids are
     consecutive, the reader sees every id (none filled in behind it), and each head row is
     the chain over the log up to it."""
     writers, saves, size = WRITERS, 15, 20
+    recorder = shared
     results: list[list[int]] = []
     errors: list[BaseException] = []
     seen: list[int] = []
