@@ -12,7 +12,10 @@ invariants, the views already projected) runs in a child process for its own pea
 
 Every rate is also given per domain event, with the command (idempotency) records counted
 apart: `ingest_vs_floor` compares domain events per second with `library_floor` storing as
-many bare events, in the same run. Ratios measured in one run are what to compare across runs
+many bare events, in the same run; `ingest_vs_raw` compares them with the library's own
+recorder (`SQLiteApplicationRecorder` or `PostgresApplicationRecorder`) storing as many rows of
+the same mean size in transactions of the ingest's mean size (domain events per commit).
+Ratios measured in one run are what to compare across runs
 on a shared machine (docs/performance.md).
 """
 
@@ -148,26 +151,54 @@ def state_size(data: Path, store: str | None) -> int:
     return int(statistics.mean(len(n.state) for n in sample)) if sample else 200
 
 
-def raw_batch(store: str | None, folder: Path, events: int, size: int) -> float:
-    """Events per second of the library's own recorder saving `events` in batches of 100."""
-    env = {k: v for k, v in store_env(folder / "raw", store).items()
-           if k != "APPLICATION_RECORDER_TOPIC"}
+def library_recorder(store: str | None, data: Path) -> tuple[Any, Any]:
+    """(factory, recorder): the library's own application recorder on a fresh store, not the
+    ledger's (no head rows, no read check, the library's statements)."""
+    env = {k: v for k, v in store_env(data, store).items() if k != "APPLICATION_RECORDER_TOPIC"}
     if store and "POSTGRES_SCHEMA" in os.environ:
         env["POSTGRES_SCHEMA"] = os.environ["POSTGRES_SCHEMA"]
     factory = InfrastructureFactory.construct(env=Environment("Raw", env))
-    recorder = factory.application_recorder()
+    return factory, factory.application_recorder()
+
+
+def raw_batch(store: str | None, folder: Path, events: int, size: int,
+              batch: int = RAW_BATCH) -> float:
+    """Events per second of the library's own recorder saving `events` of `size` bytes in
+    batches of `batch` (100 unless told), one transaction each."""
+    factory, recorder = library_recorder(store, folder / "raw")
     state = b"x" * size
     started = time.perf_counter()
-    for first in range(0, events, RAW_BATCH):
+    for first in range(0, events, batch):
         originator = uuid4()
         recorder.insert_events([
             StoredEvent(originator_id=originator, originator_version=v, topic="raw:Event",
                         state=state)
-            for v in range(1, min(RAW_BATCH, events - first) + 1)
+            for v in range(1, min(batch, events - first) + 1)
         ])
     elapsed = time.perf_counter() - started
     factory.close()
     return events / elapsed
+
+
+def raw_singles(store: str | None, folder: Path, size: int, per_save: int) -> list[float]:
+    """Milliseconds per save of the library's own recorder storing `per_save` events of `size`
+    bytes, one transaction each, `SINGLE_COMMANDS` times: the store's own floor under
+    `single_p50_ms`/`single_p99_ms` (a durable commit waits for the disk's flush)."""
+    factory, recorder = library_recorder(store, folder / "raw1")
+    state, times = b"x" * size, []
+    for _ in range(SINGLE_COMMANDS):
+        saved = [StoredEvent(originator_id=uuid4(), originator_version=1, topic="raw:Event",
+                             state=state) for _ in range(per_save)]
+        started = time.perf_counter()
+        recorder.insert_events(saved)
+        times.append((time.perf_counter() - started) * 1000)
+    factory.close()
+    return sorted(times)
+
+
+def p99(times: list[float]) -> float:
+    """The 99th percentile of sorted `times`."""
+    return times[int(len(times) * 0.99) - 1]
 
 
 class Bare(Aggregate):
@@ -303,6 +334,16 @@ def verify_figures(data: Path, store: str | None) -> tuple[float, float, int]:
     return seconds, round(peak, 1), done.returncode
 
 
+def driver(store: str | None) -> str:
+    """The database driver: sqlite3, or psycopg and its libpq binding (`python`, a ctypes
+    wrapper, costs the client about twice the CPU per row of `binary` or `c`)."""
+    if store is None:
+        return "sqlite3"
+    import psycopg
+
+    return f"psycopg {psycopg.__version__} ({psycopg.pq.__impl__})"
+
+
 def peak_rss_mb() -> float:
     """The process's peak resident memory so far, in MB."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -320,6 +361,7 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         lines = generate_market(events // LINE_EVENTS, seed)
         big = ingest(data, url, events, lines)
         ledger, stored = big.ledger, big.stored
+        transactions = sum(1 for _ in ledger.stored_heads())  # one head row per commit
         peaks = {"ingest": peak_rss_mb()}
         records, in_log = command_records(data, url), record_events(data, url)
         domain = stored - in_log
@@ -336,6 +378,11 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         ledger.close()
         verify_s, verify_mb, verify_exit = verify_figures(data, url)
         raw_rate = raw_batch(store and fresh_store(store, folder, "raw")[1], folder, stored, size)
+        per_transaction = max(1, round(domain / max(1, transactions)))
+        raw_single = raw_singles(store and fresh_store(store, folder, "raw1")[1], folder, size,
+                                 max(1, round(stored / big.lines)))
+        raw_same_rate = raw_batch(store and fresh_store(store, folder, "rawtx")[1], folder,
+                                  domain, size, per_transaction)
         floor_rate = library_floor(
             store and fresh_store(store, folder, "floor")[1], folder, domain
         )
@@ -357,6 +404,10 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         "ingest_cpu_us_per_domain_event": round(big.cpu / domain * 1e6, 1),
         "raw_batch_events_per_s": round(raw_rate),
         "ingest_ratio": round(ingest_rate / raw_rate, 3),
+        "ingest_transactions": transactions,
+        "raw_same_batches_events_per_s": round(raw_same_rate),
+        "raw_same_batch_size": per_transaction,
+        "ingest_vs_raw": round(domain_rate / raw_same_rate, 3),
         "library_floor_events_per_s": round(floor_rate),
         "library_floor_ratio": round(floor_rate / raw_rate, 3),
         "ingest_vs_floor": round(domain_rate / floor_rate, 3),
@@ -365,8 +416,10 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         "ingest_cost_ratio_n_vs_10000": round(small_rate / ingest_rate, 3),
         "ingest_domain_cost_ratio_n_vs_10000": round(small_domain_rate / domain_rate, 3),
         "single_p50_ms": round(statistics.median(single), 3),
-        "single_p99_ms": round(single[int(len(single) * 0.99) - 1], 3),
+        "single_p99_ms": round(p99(single), 3),
         "single_max_ms": round(single[-1], 3),
+        "raw_single_p50_ms": round(statistics.median(raw_single), 3),
+        "raw_single_p99_ms": round(p99(raw_single), 3),
         "single_commands": len(single),
         "project_events_per_s": None if project_rate is None else round(project_rate),
         "raw_read_events_per_s": round(read_rate),
@@ -383,6 +436,7 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         "busiest_party": party,
         "mean_event_bytes": size,
         "load_average": round(os.getloadavg()[0], 2),
+        "driver": driver(store),
         "rss_mb": peak_rss_mb(),
         "rss_mb_peak_after": peaks,
     }

@@ -19,7 +19,7 @@ from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.party import Party
 from ledger.domain.reversals import Original, Reversible
 from ledger.domain.trade_book import Posting, Side, Status
-from ledger.infrastructure.command_records import CommandRecord
+from ledger.infrastructure.command_table import AppliedCommand
 
 #: events read at a time from a poster's stream while looking for a posting's end
 PAGE = 64
@@ -54,7 +54,7 @@ def posting(uow: UnitOfWork, poster: Party, posting_id: str) -> Posting | None:
     return ended(uow, poster, record) if record is not None else None
 
 
-def ended(uow: UnitOfWork, poster: Party, record: CommandRecord) -> Posting | None:
+def ended(uow: UnitOfWork, poster: Party, record: AppliedCommand) -> Posting | None:
     """The posting `record`'s command made at `poster`, as it ended (its `TradeClosed`); None if
     that command posted nothing there, or the posting is still pending."""
     posted = first_event_at(uow, record, poster.id)
@@ -76,7 +76,7 @@ def offered(uow: UnitOfWork, partner: Party, posting_id: str) -> str | None:
     return offer.poster if isinstance(offer, Party.TradeOffered) else None
 
 
-def first_event_at(uow: UnitOfWork, record: CommandRecord, aggregate: UUID) -> Any:
+def first_event_at(uow: UnitOfWork, record: AppliedCommand, aggregate: UUID) -> Any:
     """The first event `record`'s command stored at `aggregate`, if any."""
     prefix = f"{aggregate.hex}:"
     name = next((n for n in record.events or () if n.startswith(prefix)), None)

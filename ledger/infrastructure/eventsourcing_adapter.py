@@ -8,9 +8,9 @@ transaction (ledger/infrastructure/heads.py) and the read check of what a save o
 (ledger/infrastructure/read_check.py) must be written and made in the SAME transaction as the
 events, after the writers' lock and once the notification ids are known. The public
 `insert_events(stored_events, **kwargs)` opens and commits that transaction itself and offers
-no callback inside it, so the recorders hook the steps it calls. The hooks are mixins (listed
-before the library's recorder class) so that this module does not import psycopg, which only a
-PostgreSQL store needs.
+no callback inside it, so the SQLite recorder hooks the step it calls. The hooks are mixins
+(listed before the library's recorder class). The PostgreSQL recorder needs no private hook: it
+writes its saving transaction itself (ledger/infrastructure/postgres_recorder.py).
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ from ledger.infrastructure.read_check import UNCHANGED
 if TYPE_CHECKING:  # pragma: no cover
     from eventsourcing.persistence import Tracking
     from eventsourcing.sqlite import SQLiteConnection, SQLiteCursor
-    from psycopg import Cursor
-    from psycopg.rows import DictRow
 
 
 class SQLiteSaveHook:
@@ -51,51 +49,6 @@ class SQLiteSaveHook:
         """Insert `stored_events` on the transaction's cursor `c`; return their ids in order.
         `unchanged`: what the save only read (ledger/infrastructure/read_check.py); `commands`:
         the transaction's command rows (ledger/infrastructure/command_table.py)."""
-        raise NotImplementedError
-
-
-class PostgresSaveHooks:
-    """For a `PostgresApplicationRecorder`: a step before the insert and one after it, inside
-    the saving transaction.
-
-    9.5.6's `insert_events` (with POSTGRES_ENABLE_DB_FUNCTIONS off) calls, in one transaction,
-    `_insert_stored_events(curs, stored_events, **kwargs)` (which takes the EXCLUSIVE table
-    lock by `_lock_table(curs)` and inserts) and then
-    `_fetch_ids_after_insert_events(curs, stored_events, **kwargs)`, the first point where
-    the ids are known. An exception raised in the second does NOT roll the events back (it is
-    caught inside `conn.transaction()` and re-raised after the commit), so every refusal runs
-    in `before_insert`.
-    """
-
-    def _insert_stored_events(
-        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> None:
-        unchanged = kwargs.pop(UNCHANGED, None)
-        # The lock first: nobody can store anything until this transaction ends, and each
-        # statement after it reads every commit made before (READ COMMITTED).
-        cast(Any, self)._lock_table(curs)
-        self.before_insert(curs, unchanged, kwargs.get(COMMANDS, ()))
-        cast(Any, super())._insert_stored_events(curs, stored_events, **kwargs)
-
-    def _fetch_ids_after_insert_events(
-        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> Sequence[int] | None:
-        ids: Sequence[int] | None = cast(Any, super())._fetch_ids_after_insert_events(
-            curs, stored_events, **kwargs)
-        if ids:
-            self.after_insert(curs, ids, stored_events, kwargs.get(COMMANDS, ()))
-        return ids
-
-    def before_insert(self, curs: Cursor[DictRow], unchanged: Any,
-                      commands: Sequence[Any] = ()) -> None:
-        """Refuse the save (raise) before anything is inserted, holding the table lock."""
-        raise NotImplementedError
-
-    def after_insert(
-        self, curs: Cursor[DictRow], ids: Sequence[int], stored_events: Sequence[StoredEvent],
-        commands: Sequence[Any] = (),
-    ) -> None:
-        """Write what must commit with the events, now that their `ids` are known."""
         raise NotImplementedError
 
 

@@ -87,18 +87,28 @@ class HeadWriter:
         the insert), a store whose tail was deleted (its last head is past the last stored
         event: `StoreTruncated`). On PostgreSQL this must run before the insert: the library
         commits what was inserted even when a later hook raises."""
-        rows = query(f"SELECT notification_id, hash, key FROM {self.table} "
-                     "ORDER BY notification_id DESC LIMIT 1", ())
+        rows = query(self.last_head_sql, ())
+        stored = query(last_stored_sql, ()) if last_stored_sql is not None else None
+        self.admit_rows(rows, None if stored is None else (
+            int(stored[0][0]) if stored and stored[0][0] is not None else 0))
+
+    @property
+    def last_head_sql(self) -> str:
+        """The statement selecting the last head row (none: an empty or release-1 store)."""
+        return f"SELECT notification_id, hash, key FROM {self.table} " \
+               "ORDER BY notification_id DESC LIMIT 1"
+
+    def admit_rows(self, rows: Sequence[Sequence[Any]], last_stored: int | None) -> None:
+        """`admit` given what it reads: the rows of `last_head_sql` and, if known, the last
+        notification id stored before the insert (0: none), for a caller that sends those
+        statements with others in one round trip (ledger/infrastructure/postgres_recorder.py)."""
         after, head, key = (int(rows[0][0]), str(rows[0][1]), rows[0][2]) if rows else (
             0, GENESIS, None)
         signer = self.signer
         if key is not None and (signer is None or signer.fingerprint != key):
             raise KeyRequired(str(key), signer.fingerprint if signer else None)
-        if last_stored_sql is not None:
-            stored = query(last_stored_sql, ())
-            last_stored = int(stored[0][0]) if stored and stored[0][0] is not None else 0
-            if last_stored < after:
-                raise StoreTruncated(after, last_stored + 1)
+        if last_stored is not None and last_stored < after:
+            raise StoreTruncated(after, last_stored + 1)
         self._last.base = (after, head)
 
     def record(self, query: Query, ids: Sequence[int], stored: Sequence[StoredEvent],

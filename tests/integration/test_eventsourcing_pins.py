@@ -107,37 +107,19 @@ def test_sqlite_hook_signature() -> None:
         "self", "c", "stored_events", "_"]
 
 
-def test_postgres_insert_events_calls_the_hooks_in_one_transaction_in_order() -> None:
-    """`_insert_stored_events` (which takes the table lock first), then the pipeline's sync,
-    then `_fetch_ids_after_insert_events`, all inside `conn.transaction()`; an exception in
-    them is caught there and re-raised only after the transaction ended (committed), which is
-    why the ledger makes every refusal before inserting."""
+def test_postgres_recorder_statements_the_ledger_reuses() -> None:
+    """ledger/infrastructure/postgres_recorder.py writes its own saving transaction with the
+    library's public statements: the lock timeout and the EXCLUSIVE table lock that serializes
+    writers (ids issued in commit order), the last notification id, and the events table with
+    its bigserial notification id that its INSERT fills."""
     postgres = pytest.importorskip("eventsourcing.postgres")
-    recorder = postgres.PostgresApplicationRecorder
-    source = inspect.getsource(recorder.insert_events)
-    steps = ["conn.transaction()", "self._insert_stored_events(curs, stored_events, **kwargs)",
-             "pipeline.sync()", "self._fetch_ids_after_insert_events(", "exc = e",
-             "raise exc"]
-    positions = [source.index(step) for step in steps]
-    assert positions == sorted(positions)
-    lock = inspect.getsource(recorder._insert_stored_events)
-    assert lock.index("self._lock_table(curs)") < lock.index("super()._insert_stored_events(")
-    for hook, names in [(recorder._insert_stored_events, ["self", "curs", "stored_events",
-                                                          "kwargs"]),
-                        (recorder._fetch_ids_after_insert_events, ["self", "curs",
-                                                                   "stored_events", "_"]),
-                        (recorder._lock_table, ["self", "curs"])]:
-        assert list(inspect.signature(hook).parameters) == names, hook
-
-
-def test_postgres_db_functions_bypass_the_hooks() -> None:
-    """With POSTGRES_ENABLE_DB_FUNCTIONS the insert runs a database function and returns before
-    any hook: LedgerPostgresRecorder refuses to start so."""
-    postgres = pytest.importorskip("eventsourcing.postgres")
-    source = inspect.getsource(postgres.PostgresApplicationRecorder.insert_events)
-    assert source.index("if self.datastore.enable_db_functions:") < source.index(
-        "return [r[self.pg_function_name_insert_events]") < source.index(
-        "self._insert_stored_events(")
+    source = inspect.getsource(postgres.PostgresApplicationRecorder.__init__)
+    lock = source.index("self.lock_table_statements = [")
+    assert source.index('"SET LOCAL lock_timeout', lock) < source.index(
+        '"LOCK TABLE {0}.{1} IN EXCLUSIVE MODE"', lock)
+    assert '"SELECT MAX(notification_id) FROM {schema}.{table}"' in source
+    assert '"notification_id bigserial, "' in source
+    assert 'self.channel_name = self.events_table_name.replace(".", "_")' in source
 
 
 class Fake:

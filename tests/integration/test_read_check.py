@@ -22,7 +22,7 @@ POSTGRES_URL = os.environ.get("RIN_TEST_POSTGRES_URL")
 needs_postgres = pytest.mark.skipif(not POSTGRES_URL, reason="needs RIN_TEST_POSTGRES_URL")
 
 
-def postgres_recorder(schema: str) -> ApplicationRecorder:
+def postgres_recorder(schema: str, pool_size: int = 1) -> ApplicationRecorder:
     import psycopg
     from eventsourcing.postgres import PostgresDatastore
 
@@ -34,7 +34,7 @@ def postgres_recorder(schema: str) -> ApplicationRecorder:
     url = urlparse(POSTGRES_URL)
     datastore = PostgresDatastore(url.path.lstrip("/"), url.hostname or "localhost",
                                   url.port or 5432, url.username or "", url.password or "",
-                                  schema=schema)
+                                  schema=schema, pool_size=pool_size)
     recorder = LedgerPostgresRecorder(datastore, events_table_name="stored_events")
     recorder.create_table()
     return recorder
