@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ def make(file: Path, years: int, parties: int, seed: int) -> dict[str, Any]:
     return {"lines": lines, "file_bytes": file.stat().st_size}
 
 
-def read_lines(file: Path, seen: Counter[str]) -> Any:
+def read_lines(file: Path, seen: Counter[str]) -> Iterator[dict[str, Any]]:
     """The file's lines as commands, counting what they are as they go by."""
     from ledger.simulation.market import emts_transactions
 

@@ -1,7 +1,7 @@
 """A deterministic (seeded) RIN market, streamed as transaction-file lines (JSON Lines).
 
 The command line of `ledger.simulation.market`, writing to stdout (`rin demo --size N` applies
-the same lines). `--lines N` alone sizes the party list so that N lines span about ten years;
+the same lines). `--lines N` alone sizes the party list from N (`PartyMix.for_lines`);
 `--national` is the fifteen-year national market of about 2,400 parties (reference.md §7), and
 `--years` / `--parties` choose another span or party list (then `--lines` only caps the file).
 

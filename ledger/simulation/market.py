@@ -19,8 +19,8 @@ an id starting ``bad-``). Memory stays flat: only gallon-RIN counts per (D code,
 and fuel gallons per party are kept, which is enough because lines are in date order and the
 ledger resolves attribute selectors first-in-first-out among what is held.
 
-Two ways to size one. `generate_market(lines, seed)` picks the party list so that `lines`
-lines span about ten years (`PartyMix.for_lines`). `national_market(seed)` is the national
+Two ways to size one. `generate_market(lines, seed)` picks the party list from `lines`
+(`PartyMix.for_lines`) and stops there. `national_market(seed)` is the national
 market of reference.md §7: about 2,400 parties (`PartyMix.for_parties`: 1,469 producers, 2,401
 parties) over fifteen years from January 2014, closed by the last year's compliance season.
 Its proportions: RINs by D code from `KINDS` (§7's shares); 1.1 M gallon-RINs a producer-month,
@@ -53,8 +53,8 @@ from ledger.domain.business_days import business_days_after
 from ledger.domain.standards import load_standards
 
 FIRST_YEAR = 2014
-MONTHS = 120  # the size of the party list is chosen so that a run spans about ten years
-LINES_PER_PRODUCER_MONTH = 6.6  # measured: what one producer's month adds to the file
+MONTHS = 120  # with the next: the party list for `lines` (PartyMix.for_lines)
+LINES_PER_PRODUCER_MONTH = 6.6  # measured with every trade a transfer; with postings about 10
 GALLON_RINS_PER_PRODUCER_MONTH = 1_100_000  # 1.6 billion a month over about 1,450 producers
 POSTINGS = 0.8  # the share of trades posted to EMTS as a sell and a buy (§80.1452)
 #: how a posting ends, by share: most complete; a few are cancelled (EMTS 060), denied (050),
@@ -119,7 +119,9 @@ class PartyMix:
 
     @classmethod
     def for_lines(cls, lines: int) -> PartyMix:
-        """The party list that makes `lines` lines span about `MONTHS` months."""
+        """The party list for `lines` lines: `MONTHS` months of `LINES_PER_PRODUCER_MONTH`,
+        measured when every trade was a transfer; with postings a producer-month makes about
+        10 lines, so `lines` span about two-thirds of that."""
         return cls(max(6, min(2000, round(lines / (MONTHS * LINES_PER_PRODUCER_MONTH)))))
 
     @classmethod
