@@ -4,9 +4,10 @@ ledger's own steps: the check that what a save only read is unchanged
 (ledger/infrastructure/read_check.py) and the head row of the transaction
 (ledger/infrastructure/heads.py). Imported only for a PostgreSQL store (psycopg).
 
-9.5.6's `insert_events` runs each step as a statement of its own and reads results five or six
-times a transaction (a round trip each); it also commits the events when a step after the
-insert raises, so every refusal had to be made before it. Here, in psycopg's pipeline mode:
+9.5.6's `insert_events` waits for the server about seven times a save, eight with the ledger's
+steps hooked into it (docs/performance.md, "PostgreSQL"); it also commits the events when a
+step after the insert raises, so every refusal had to be made before it. Here, in psycopg's
+pipeline mode:
 
 1. BEGIN, the lock timeout, `LOCK TABLE … IN EXCLUSIVE MODE` (writers one at a time, so
    notification ids are issued in commit order, as the library promises), then the read check's
@@ -17,8 +18,8 @@ insert raises, so every refusal had to be made before it. Here, in psycopg's pip
 3. the head row folded over the new ids, and COMMIT: one round trip.
 
 BEGIN and COMMIT travel with the first and last. An exception anywhere inside rolls the whole
-transaction back. `insert_in_transaction` is the
-whole of it on one cursor, for other rows that must commit with the events to go next to.
+transaction back. `insert_in_transaction` is the whole of it on one cursor: rows that must
+commit with the events go next to its steps (a statement without results adds no round trip).
 """
 
 from __future__ import annotations
