@@ -52,7 +52,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import Phase, event, note, settings
+from hypothesis import Phase, event, note, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -822,8 +822,13 @@ def test_the_trades_machine_ran_its_steps() -> None:
 
 BROKEN = settings(max_examples=200, stateful_step_count=30, deadline=None, database=None,
                   derandomize=True, phases=[Phase.generate])
+#: The broken runs' seed (it overrides derandomize): each break below is caught within its first
+#: 8 examples (1-2 s) with it, and 200 examples of it pass on the unbroken ledger; derandomized
+#: from the class's source instead, expiry by calendar days took 85 s of a quiet run to catch.
+BROKEN_SEED = 0
 
 
+@seed(BROKEN_SEED)
 class CheaperMachine(TradesVersusModel):
     """The same machine without the read side's checks: a broken ledger is caught by the
     aggregates' statuses, ranges and fuel alone, in far less time. It reverses nothing: until
@@ -834,15 +839,15 @@ class CheaperMachine(TradesVersusModel):
     reversals = False
     locking = False
 
+    @invariant()
+    def read_side_agrees_and_verify_holds(self) -> None:
+        return None
+
 
 class LockingMachine(CheaperMachine):
     """The cheaper machine with the regulator's locks and unlocks."""
 
     locking = True
-
-    @invariant()
-    def read_side_agrees_and_verify_holds(self) -> None:
-        return None
 
 
 @pytest.fixture
