@@ -46,7 +46,7 @@ class LedgerApp(Application[UUID]):
         self._record_ids: RecordIds | None = None
         self._in_table: bool | None = None
         #: the pending EMTS postings, read from the log once and then only what is new
-        self.pending_postings = PendingPostings(self.recorder, self.mapper.to_domain_event)
+        self.pending_postings = PendingPostings(self.recorder)
 
     def record_id(self, client_id: str) -> UUID:
         """The id of the command record of `client_id` by this store's scheme, a property of

@@ -4,17 +4,19 @@ Expiry asks "which postings are still pending, more than the window of business 
 Reading every `TradePosted` ever stored to answer it costs the whole trading history on each
 call; this index reads the log's postings and closings once, then only the notifications
 stored since, and keeps just the pending ones by date, so an expiry reads the parties with a
-stale posting and nothing else.
+stale posting and nothing else. It reads the three fields it needs straight from each stored
+state, without making the whole event (its ranges, amounts and prices): the full decoding of
+every posting was 5 % of bulk-ingest CPU.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import date
-from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import ApplicationRecorder, Notification
+import orjson
+from eventsourcing.persistence import ApplicationRecorder
 
 from ledger.domain.party import Party
 from ledger.infrastructure.notification_pages import notifications
@@ -25,10 +27,8 @@ TOPICS = (Party.TradePosted.TOPIC, Party.TradeClosed.TOPIC)
 class PendingPostings:
     """The pending postings up to `position`: posting id → (its party's aggregate id, date)."""
 
-    def __init__(self, recorder: ApplicationRecorder,
-                 decode: Callable[[Notification], Any]) -> None:
+    def __init__(self, recorder: ApplicationRecorder) -> None:
         self.recorder = recorder
-        self.decode = decode
         self.pending: dict[str, tuple[UUID, date]] = {}
         self.position = 0
 
@@ -38,15 +38,15 @@ class PendingPostings:
         if self.position < position:
             for notification in notifications(self.recorder, self.position, stop=position,
                                               topics=TOPICS):
-                self.note(self.decode(notification))
+                state = orjson.loads(notification.state)
+                if notification.topic == Party.TradePosted.TOPIC:  # its date as DateAsISO stores it
+                    self.pending[state["client_id"]] = (
+                        UUID(str(notification.originator_id)),
+                        date.fromisoformat(state["effective_date"]["_data_"]))
+                else:
+                    self.pending.pop(state["posting"], None)
             self.position = position
         return self
-
-    def note(self, event: Any) -> None:
-        if isinstance(event, Party.TradePosted):
-            self.pending[event.client_id] = (event.originator_id, event.effective_date)
-        elif isinstance(event, Party.TradeClosed):
-            self.pending.pop(event.posting, None)
 
     def posted_by(self, stale: Callable[[date], bool]) -> Iterator[UUID]:
         """The parties (aggregate ids, each once) with a pending posting whose date is `stale`."""
