@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import Phase, settings
+from hypothesis import Phase, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -537,6 +537,13 @@ BROKEN = settings(max_examples=300, stateful_step_count=30, deadline=None, datab
                   phases=[Phase.generate])
 
 
+@seed(1)  # overrides derandomize, for this subclass only (the machine itself stays random)
+class BrokenRun(LedgerVersusModel):
+    """The same machine, seeded for the runs against ledgers broken on purpose: seed 1 catches
+    the back-dated moves in 6 examples and the fuel taken twice in 12, and those examples pass
+    on the unbroken ledger; derandomized they took 36 and 12 (19 s and 9 s of CPU)."""
+
+
 @pytest.fixture
 def untallied() -> Iterator[None]:
     """Runs against a deliberately broken ledger do not count in the session's tallies."""
@@ -563,7 +570,7 @@ def test_model_refuses_what_a_ledger_moving_rins_before_it_held_them_accepts(
     monkeypatch.setattr(Holdings, "remove", remove_any_date)
     with pytest.raises(AssertionError):  # the same machine passes on the unbroken ledger
         run_state_machine_as_test(  # type: ignore[no-untyped-call]
-            LedgerVersusModel, settings=BROKEN)
+            BrokenRun, settings=BROKEN)
 
 
 def test_model_refuses_what_a_ledger_ignoring_later_fuel_dates_accepts(
@@ -574,4 +581,4 @@ def test_model_refuses_what_a_ledger_ignoring_later_fuel_dates_accepts(
     monkeypatch.setattr(FuelBook, "available", FuelBook.balance)
     with pytest.raises(AssertionError):  # the same machine passes on the unbroken ledger
         run_state_machine_as_test(  # type: ignore[no-untyped-call]
-            LedgerVersusModel, settings=BROKEN)
+            BrokenRun, settings=BROKEN)

@@ -823,8 +823,8 @@ def test_the_trades_machine_ran_its_steps() -> None:
 BROKEN = settings(max_examples=200, stateful_step_count=30, deadline=None, database=None,
                   derandomize=True, phases=[Phase.generate])
 #: The broken runs' seed (it overrides derandomize): each break below is caught within its first
-#: 8 examples (1-2 s) with it, and 200 examples of it pass on the unbroken ledger; derandomized
-#: from the class's source instead, expiry by calendar days took 85 s of a quiet run to catch.
+#: 8 examples (1-2 s of CPU) with it, and those 8 pass on the unbroken ledger; derandomized from
+#: the class's source instead, expiry by calendar days took 85 s of a quiet run to catch.
 BROKEN_SEED = 0
 
 
