@@ -102,6 +102,11 @@ class Reservation:
     status: Status = Status.PENDING
     end: date | None = None
 
+    @classmethod
+    def of(cls, posting: Posting) -> Reservation:
+        """A pending sell's reservation."""
+        return cls(posting.id, posting.terms.date, posting.rins, posting.terms.volume)
+
     @property
     def pending(self) -> bool:
         return self.end is None
@@ -121,18 +126,18 @@ class TradeBook:
     """
 
     def __init__(self, pending: Iterable[Posting] = (),
-                 released: Iterable[Reservation] = ()) -> None:
+                 lives: Iterable[Reservation] = ()) -> None:
+        """`pending`: the pending postings; `lives`: every sell's reservation kept, pending or
+        released, in posting order (a pending sell's life is its posting's)."""
         #: the pending postings, oldest first: what most questions are about
-        self.open: dict[str, Posting] = {}
-        #: the pending sells' and released sells' non-empty reservations, by posting id
+        self.open: dict[str, Posting] = {posting.id: posting for posting in pending}
+        #: the pending sells' and released sells' non-empty reservations, in posting order
         self.lives: dict[str, Reservation] = {}
-        #: block key → the ids of the `lives` that reserved serials of it
+        #: block key → the ids of the `lives` that reserved serials of it, in posting order
         self.sells_by_key: dict[BlockKey, list[str]] = {}
         #: (closing date, id) of the released sells that reserved fuel, in date order
         self.fuel_released: list[tuple[date, str]] = []
-        for posting in pending:
-            self.post(posting)
-        for life in released:
+        for life in lives:
             self._live(life)
 
     @classmethod
@@ -151,22 +156,26 @@ class TradeBook:
     def post(self, posting: Posting) -> None:
         self.open[posting.id] = posting
         if posting.side is Side.SELL:
-            self._live(Reservation(posting.id, posting.terms.date, posting.rins,
-                                   posting.terms.volume))
+            self._live(Reservation.of(posting))
 
     def close(self, posting_id: str, status: Status, on: date) -> None:
-        """End a pending posting: a sell's life ends `on` (on completion, on its own date)."""
+        """End a pending posting: a sell's life ends `on`, and stays in its place (posting
+        order) unless it is empty (completed, or released on its own date)."""
         posting = self.open.pop(posting_id)
         if posting.side is not Side.SELL:
             return
-        life = self.lives.pop(posting_id)
+        life = self.lives[posting_id]
+        if status is not Status.COMPLETED and on > life.start:
+            self.lives[posting_id] = released = replace(life, status=status, end=on)
+            if released.volume:
+                insort(self.fuel_released, (on, posting_id))
+            return
+        del self.lives[posting_id]
         for key in dict.fromkeys(b.key for b in life.rins):
             ids = self.sells_by_key[key]
             ids.remove(posting_id)
             if not ids:
                 del self.sells_by_key[key]
-        if status is not Status.COMPLETED and on > life.start:
-            self._live(replace(life, status=status, end=on))
 
     def _live(self, life: Reservation) -> None:
         self.lives[life.id] = life
@@ -174,10 +183,6 @@ class TradeBook:
             self.sells_by_key.setdefault(key, []).append(life.id)
         if life.end is not None and life.volume:
             insort(self.fuel_released, (life.end, life.id))
-
-    def released(self) -> Iterator[Reservation]:
-        """The released sells' non-empty reservations, in the order they were released."""
-        return (life for life in self.lives.values() if not life.pending)
 
     def pending(self) -> Iterator[Posting]:
         """Pending postings, oldest first."""

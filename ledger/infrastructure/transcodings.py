@@ -189,22 +189,26 @@ class FuelBookAsRecords(Transcoding):
 
 class TradeBookAsRecords(Transcoding):
     """A party's trade book as plain JSON lists (§80.1452): its pending postings, then its
-    released sells' reservation lives; no value inside is a transcoded object, so loading calls
-    no JSON object hook per posting. The v5 layout (every posting ever made, with its end, and
-    the offers) still decodes, into the same bounded book."""
+    sells' reservation lives in posting order, a pending sell's as its id (its posting says the
+    rest), a released one's as a record; no value inside is a transcoded object, so loading
+    calls no JSON object hook per posting. The v5 layout (every posting ever made, with its end,
+    and the offers) still decodes, into the same bounded book."""
 
     type = TradeBook
     name = "trade_book"
 
     def encode(self, obj: TradeBook) -> dict[str, Any]:
         return {"open": [posting_record(p) for p in obj.pending()],
-                "released": [life_record(life) for life in obj.released()]}
+                "lives": [life.id if life.pending else life_record(life)
+                          for life in obj.lives.values()]}
 
     def decode(self, data: dict[str, Any]) -> TradeBook:
         if "postings" in data:  # Party v5: every posting, and the offers
             return TradeBook.of_history(v5_posting(record) for record in data["postings"])
-        return TradeBook((posting_of(record) for record in data["open"]),
-                         (life_of(record) for record in data["released"]))
+        pending = {record[0]: posting_of(record) for record in data["open"]}
+        return TradeBook(pending.values(), (
+            Reservation.of(pending[life]) if isinstance(life, str) else life_of(life)
+            for life in data["lives"]))
 
 
 def optional_decimal(value: Decimal | None) -> str | None:

@@ -224,7 +224,31 @@ def test_a_trade_book_round_trips_through_the_stored_form() -> None:
     assert back.lives["S1"] == Reservation("S1", ON, (RinBlock(KEY, 1, 4_000),), Decimal(4_000),
                                            Status.CANCELLED, date(2024, 3, 2))
     assert back.fuel_released == [(date(2024, 3, 2), "S1")]
-    assert back.sells_by_key == {KEY: ["S2", "S1"]}
+    assert back.sells_by_key == {KEY: ["S1", "S2"]}  # posting order
+
+
+def test_reservations_are_named_in_posting_order_after_a_round_trip() -> None:
+    """S1 reserves serials 1..100 from 1 March until it is cancelled on the 4th; S2, dated the
+    5th, reserves them again. A transfer dated 2 March is refused naming both, S1 first, whether
+    the book was replayed or read back from a snapshot."""
+    transcoder = JSONTranscoder()
+    transcoder.register(DecimalAsStr())
+    register_transcodings(transcoder)
+    seller = party()
+    ethanol(seller)
+    hundred = {**SELL["rins"], "quantity": 100}
+    seller.post_sell(cmd(SELL, rins=hundred, volume=100), no_invalid)
+    seller.cancel(cmd({"type": "cancel_trade", "date": "2024-03-04", "party": "4001",
+                       "trade": "S1"}))
+    seller.post_sell(cmd(SELL, id="S2", date="2024-03-05", rins=hundred, volume=100),
+                     no_invalid)
+    back = transcoder.decode(transcoder.encode({"trades": seller.trades}))["trades"]
+    block = RinBlock(KEY, 1, 10)
+    for book in (seller.trades, back):
+        assert [life.id for life in book.reserving(block, date(2024, 3, 2))] == ["S1", "S2"]
+        assert [trd.life(life) for life in book.reserving(block, date(2024, 3, 2))] == [
+            "sell S1 (from 2024-03-01 until it was cancelled on 2024-03-04)",
+            "pending sell S2 (from 2024-03-05)"]
 
 
 def test_a_party_v5_trade_book_decodes_into_the_bounded_book() -> None:

@@ -61,7 +61,7 @@ def test_completed_pairs_leave_nothing_in_either_trade_book() -> None:
     for side in (seller, buyer):
         assert (side.trades.open, side.trades.lives, side.trades.sells_by_key) == ({}, {}, {})
         assert transcoder().encode(side.trades) == b'{"_type_":"trade_book","_data_":' \
-            b'{"open":[],"released":[]}}'
+            b'{"open":[],"lives":[]}}'
 
 
 def test_the_snapshot_after_300_pairs_is_the_size_of_one_after_10() -> None:
