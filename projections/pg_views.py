@@ -104,8 +104,11 @@ class PgTable:
         keyed = ", ".join(f'"{key}"' for key in keys)
         self.db.execute(f'CREATE TABLE "{self.name}" ({", ".join(defined)}, PRIMARY KEY ({keyed}))')
 
-    def create_index(self, columns: Sequence[str], if_not_exists: bool = True) -> None:
-        name = f"idx_{self.name}_{'_'.join(columns)}"[:63]
+    def create_index(self, columns: Sequence[str], index_name: str | None = None,
+                     if_not_exists: bool = True) -> None:
+        """sqlite-utils' `Table.create_index`: named `index_name` or idx_<table>_<columns>
+        (cut to PostgreSQL's 63 bytes)."""
+        name = (index_name or f"idx_{self.name}_{'_'.join(columns)}")[:63]
         listed = ", ".join(f'"{column}"' for column in columns)
         exists = "IF NOT EXISTS " if if_not_exists else ""
         self.db.execute(f'CREATE INDEX {exists}"{name}" ON "{self.name}" ({listed})')
