@@ -161,7 +161,9 @@ class PgViewRecorder:
     def __init__(self, url: str, tables: Iterable[Table] = (), sql_views: Iterable[View] = (),
                  layout: int = 0, schema: str | None = None) -> None:
         self.datastore = datastore(url, schema)
-        with self.datastore.transaction(commit=True) as curs:
+        with self.datastore.transaction(commit=True) as curs:  # one process at a time: two
+            # `CREATE SCHEMA IF NOT EXISTS` at once race on pg_namespace's unique index
+            curs.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.datastore.schema,))
             curs.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.datastore.schema}"')
         self.tracking = PgTracking(self.datastore, tracking_table_name=TRACKING)
         self.tables = tuple(tables)
