@@ -804,11 +804,12 @@ class TradesVersusModel(RuleBasedStateMachine):
 TradesVersusModel.TestCase.settings = settings(
     max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
 )
-TestTradesVersusModel = TradesVersusModel.TestCase
-#: a seed whose 12 examples reach every outcome (seeds 1, 2, 3 and 5 each missed one)
+#: a seed whose 12 examples reach every outcome (seeds 1, 2, 3 and 5 each missed one); on the
+#: machine class, where hypothesis looks for it (CheaperMachine below sets its own)
 MACHINE_SEED = 4
 if not LONG:
-    TestTradesVersusModel = seed(MACHINE_SEED)(TestTradesVersusModel)
+    seed(MACHINE_SEED)(TradesVersusModel)
+TestTradesVersusModel = TradesVersusModel.TestCase
 
 
 def test_the_trades_machine_ran_its_steps() -> None:
