@@ -24,6 +24,8 @@ from ledger.domain.rin import BatchId
 from projections import Views, verify
 from projections.facts import Fact
 from projections.lock_invariants import LockReplay
+from tests import applying
+from tests.applying import ok
 
 OWN = "1202410012000100001106{:08d}{:08d}"  # K=1, 2024, 1001, 20001, 00001, RR 10, D6
 BOUGHT = "1202410022000200001106{:08d}{:08d}"  # 1002's batch, facility 20002
@@ -55,19 +57,8 @@ def ledger(store: Any) -> Any:
         yield opened
 
 
-def ok(ledger: Ledger, *commands: dict[str, Any]) -> None:
-    for cmd in commands:
-        result = ledger.apply(cmd)
-        assert result.status == "applied", (cmd, result)
-
-
 def refused(ledger: Ledger, cmd: dict[str, Any], rule: str) -> str:
-    before = ledger.position()
-    result = ledger.apply(cmd)
-    assert (result.status, result.rule) == ("rejected", rule), result
-    assert ledger.position() == before  # a refused line stores nothing
-    assert result.error is not None
-    return result.error
+    return str(applying.refused(ledger, cmd, rule).error)
 
 
 def rins(quantity: int, k: int = 1, **extra: Any) -> dict[str, Any]:

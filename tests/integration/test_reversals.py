@@ -22,6 +22,8 @@ import pytest
 from ledger import Ledger
 from ledger.domain.trade_book import Status
 from projections import Views
+from tests import applying
+from tests.applying import ok
 from tests.postings import postings
 
 K1 = "1202410012000100001106{:08d}{:08d}"
@@ -75,18 +77,10 @@ def views(ledger: Ledger, store: Any) -> Views:
     return Views(ledger, store.data / "views.sqlite")
 
 
-def ok(ledger: Ledger, *commands: dict[str, Any]) -> None:
-    for cmd in commands:
-        result = ledger.apply(cmd)
-        assert result.status == "applied", (cmd, result)
-
-
 def refused(ledger: Ledger, cmd: dict[str, Any], rule: str, field: str) -> str:
-    before = ledger.position()
-    result = ledger.apply(cmd)
-    assert (result.status, result.rule, result.field) == ("rejected", rule, field), result
-    assert ledger.position() == before  # a refused line stores nothing
-    return result.error or ""
+    result = applying.refused(ledger, cmd, rule)
+    assert result.field == field, result
+    return str(result.error)
 
 
 def held(ledger: Ledger, party: str) -> dict[tuple[int, int, int], int]:

@@ -18,6 +18,7 @@ from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.party import Party
 from ledger.domain.trade_book import Status
 from ledger.infrastructure.pending_postings import TOPICS
+from tests.applying import ok
 from tests.postings import status
 from tests.store_access import app_of
 
@@ -43,12 +44,6 @@ def sell(pid: str, seller: str, quantity: int = 10) -> dict[str, Any]:
 def cancel(pid: str, seller: str) -> dict[str, Any]:
     return {"type": "cancel_trade", "id": f"c-{pid}", "date": "2024-01-05", "party": seller,
             "trade": pid}
-
-
-def ok(ledger: Ledger, *commands: dict[str, Any]) -> None:
-    for cmd in commands:
-        result = ledger.apply(cmd)
-        assert result.status == "applied", (cmd, result)
 
 
 def test_expiry_loads_only_the_parties_with_a_stale_pending_posting(tmp_path: Path) -> None:

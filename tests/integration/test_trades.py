@@ -22,6 +22,7 @@ from ledger.domain.trade_book import Status
 from projections import Views
 from projections.facts import Fact
 from projections.invariants import Replay
+from tests.applying import ok, refused
 from tests.postings import postings, status
 
 REGISTER = [
@@ -56,20 +57,6 @@ def ledger(store: Any) -> Any:
         for line in REGISTER:
             assert opened.apply(line).status == "applied"
         yield opened
-
-
-def ok(ledger: Ledger, *commands: dict[str, Any]) -> None:
-    for cmd in commands:
-        result = ledger.apply(cmd)
-        assert result.status == "applied", (cmd, result)
-
-
-def refused(ledger: Ledger, cmd: dict[str, Any], rule: str) -> Any:
-    before = ledger.position()
-    result = ledger.apply(cmd)
-    assert (result.status, result.rule) == ("rejected", rule), result
-    assert ledger.position() == before  # a refused line stores nothing
-    return result
 
 
 def held(ledger: Ledger, party: str) -> dict[tuple[int, int, int], int]:

@@ -22,6 +22,8 @@ import pytest
 
 from ledger import Ledger
 from projections import Views
+from tests import applying
+from tests.applying import ok
 
 A = "1202410012000100001106{:08d}{:08d}"  # 1001's batch, K=1
 A2 = "2202410012000100001106{:08d}{:08d}"  # 1001's batch, K=2
@@ -57,22 +59,11 @@ def ledger(tmp_path: Path) -> Any:
         yield opened
 
 
-def ok(ledger: Ledger, *commands: dict[str, Any]) -> None:
-    for cmd in commands:
-        result = ledger.apply(cmd)
-        assert result.status == "applied", (cmd, result)
-
-
 def refused(ledger: Ledger, cmd: dict[str, Any], rule: str | None = None) -> str:
     """Refused (by `rule` when given) citing a paragraph, and nothing stored."""
-    before = ledger.position()
-    result = ledger.apply(cmd)
-    assert result.status == "rejected", (cmd, result)
-    if rule is not None:
-        assert result.rule == rule, result
-    assert result.error and result.citation, result
-    assert ledger.position() == before
-    return result.error
+    result = applying.refused(ledger, cmd, rule)
+    assert result.citation, result
+    return str(result.error)
 
 
 def clean(ledger: Ledger) -> None:

@@ -26,6 +26,7 @@ from ledger.domain.trade_book import Status
 from projections import Views
 from projections.facts import Fact
 from projections.invariants import Replay
+from tests.applying import ok, refused
 from tests.postings import postings, status
 
 from .attacker import rin
@@ -67,24 +68,6 @@ def ledger(tmp_path: Path) -> Any:
     with Ledger(tmp_path / "d") as opened:
         ok(opened, *market())
         yield opened
-
-
-def ok(ledger: Ledger, *commands: dict[str, Any]) -> None:
-    for cmd in commands:
-        result = ledger.apply(cmd)
-        assert result.status == "applied", (cmd, result)
-
-
-def refused(ledger: Ledger, cmd: dict[str, Any], rule: str | None = None) -> Any:
-    """The line is refused (by `rule` when given), names a field, and stores nothing."""
-    before = ledger.position()
-    result = ledger.apply(cmd)
-    assert result.status == "rejected", (cmd, result)
-    if rule is not None:
-        assert result.rule == rule, result
-    assert result.error
-    assert ledger.position() == before
-    return result
 
 
 def clean(ledger: Ledger) -> None:
