@@ -17,9 +17,11 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
+from uuid import uuid4
 
 import orjson
 import pytest
+from conftest import POSTGRES_URL, Store
 
 from ledger.application.ledger import Ledger
 from ledger.application.store_failures import StoreError
@@ -27,6 +29,7 @@ from ledger.infrastructure.command_records import CommandRecord
 from ledger.infrastructure.command_table import link
 from red_team.attacker import MARKET, build, files, make_key, rin, verify
 from red_team.rewrite import rewrite_history
+from tests.integration.test_read_check import drop, needs_postgres
 
 DATA = Path(__file__).parents[2] / "data"
 NEXT = {"type": "transfer", "id": "t-next", "date": "2024-03-08", "from": "2001", "to": "3001",
@@ -302,3 +305,46 @@ def test_a_record_event_injected_into_a_store_of_rows_is_named(data: Path) -> No
     assert ("the store holds both kinds of command record, rin_commands rows (the first at "
             "notification 12) and CommandRecord events (the first at notification 431)"
             ) in out.output
+
+
+@pytest.mark.parametrize("alter", [
+    "ALTER TABLE {t} DROP CONSTRAINT rin_commands_client_id_key",
+    "ALTER TABLE {t} ADD COLUMN note TEXT",
+    "CREATE TRIGGER blank BEFORE INSERT ON {t} FOR EACH ROW EXECUTE FUNCTION {s}.blank()",
+], ids=["UNIQUE dropped", "column added", "trigger"])
+@needs_postgres
+def test_an_altered_table_on_postgresql_is_named_and_refused(tmp_path: Path, alter: str) -> None:
+    """The same checks on PostgreSQL, read from its catalogue (information_schema, pg_index)."""
+    import psycopg
+
+    assert POSTGRES_URL is not None
+    schema = f"test_{uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    try:
+        altered(Store(tmp_path, POSTGRES_URL, {"POSTGRES_SCHEMA": schema}), alter)
+    finally:
+        drop(schema)
+
+
+def altered(store: Store, alter: str) -> None:
+    import psycopg
+
+    assert store.url is not None
+    schema = store.env["POSTGRES_SCHEMA"]
+    with store.ledger() as ledger:
+        assert all(r.status == "applied" for r in ledger.apply_many(MARKET[:8]))
+    table = f'"{schema}".rin_commands'
+    with psycopg.connect(store.url, autocommit=True) as connection:
+        connection.execute(f"CREATE FUNCTION {schema}.blank() RETURNS trigger LANGUAGE plpgsql "
+                           "AS $$ BEGIN NEW.digest := ''; RETURN NEW; END $$")
+        connection.execute(alter.format(t=table, s=schema))
+        before = connection.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+    with store.ledger() as ledger:
+        problems = ledger.audit()
+        with pytest.raises(StoreError, match="the ledger"):
+            ledger.apply(NEXT)
+    assert any("rin_commands" in p and ("schema is not the ledger's" in p or "triggers" in p)
+               for p in problems), problems
+    with psycopg.connect(store.url, autocommit=True) as connection:
+        assert connection.execute(f"SELECT COUNT(*) FROM {table}").fetchone() == before
