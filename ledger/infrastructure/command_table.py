@@ -204,7 +204,10 @@ class CommandWriter:
             try:
                 query(f"INSERT INTO {self.table} ({FIELDS}) VALUES {values}", params)
             except Exception as error:
-                raise self.refusal(query, chunk, error) from error
+                refused = self.refusal(query, chunk, error)
+                if refused is error:
+                    raise
+                raise refused from error
         return rows
 
     def refusal(self, query: Query, chunk: Sequence[CommandRow], error: Exception) -> Exception:
@@ -221,6 +224,19 @@ class CommandWriter:
         return StoreRefused(f"{self.table} refused the row of command {chunk[0].client_id!r}"
                             f"{f' (and {len(chunk) - 1} more)' if len(chunk) > 1 else ''}: "
                             f"{error}; not another writer: nothing was stored")
+
+
+def refused_at_commit(error: Exception) -> Exception:
+    """A PostgreSQL save's error, raised at its COMMIT (the rows go with it): `StoreRefused`
+    if the rows were refused, since a stored id was refused before the insert (under the table
+    lock, `CommandWriter.refuse_stored`), so it is no other writer (a row forged ahead of the
+    log); else `error` itself (a version conflict on the events stays a conflict)."""
+    cause = error if hasattr(error, "diag") else error.__cause__
+    table = getattr(getattr(cause, "diag", None), "table_name", None)
+    if table != TABLE or not is_integrity(error):
+        return error
+    return StoreRefused(f"{TABLE} refused the transaction's command rows: {cause}; not another "
+                        "writer: nothing was stored")
 
 
 def reader(recorder: Any) -> Query:

@@ -90,7 +90,10 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
             try:
                 c.execute(self._statement(len(chunk)), params)
             except Exception as error:
-                raise self._refusal(c, chunk, error) from error
+                refused = self._refusal(c, chunk, error)
+                if refused is error:
+                    raise
+                raise refused from error
             notification_ids += sorted(row[0] for row in c.fetchall())
         if notification_ids:  # after the inserts, holding SQLite's write lock; a refusal here
             query = query_on(c)  # rolls the whole transaction back

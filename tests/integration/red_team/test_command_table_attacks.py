@@ -348,3 +348,32 @@ def altered(store: Store, alter: str) -> None:
                for p in problems), problems
     with psycopg.connect(store.url, autocommit=True) as connection:
         assert connection.execute(f"SELECT COUNT(*) FROM {table}").fetchone() == before
+
+
+@needs_postgres
+def test_rows_forged_ahead_of_the_log_on_postgresql_are_a_store_fault(tmp_path: Path) -> None:
+    """Rows at the next 7 notification ids. Before: each attempt's rows collided, were retried
+    as conflicts, and the line landed past them (events at 19-20, with 7 rows and so 6 retries,
+    as measured) or gave up after 30; now the first collision is a store fault, named."""
+    import psycopg
+
+    assert POSTGRES_URL is not None
+    schema = f"test_{uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    try:
+        store = Store(tmp_path, POSTGRES_URL, {"POSTGRES_SCHEMA": schema})
+        with store.ledger() as ledger:
+            assert all(r.status == "applied" for r in ledger.apply_many(MARKET[:8]))
+            last = ledger.position()
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
+            for k in range(1, 8):
+                connection.execute(f"INSERT INTO {schema}.rin_commands VALUES "
+                                   "(%s, %s, 'd', '[]', 0, 'c')", (last + k, f"zz{k}"))
+        with store.ledger() as ledger:
+            with pytest.raises(StoreError, match="rin_commands refused the transaction's "
+                                                 "command rows: duplicate key value"):
+                ledger.apply(NEXT)
+            assert ledger.position() == last
+    finally:
+        drop(schema)
