@@ -39,11 +39,29 @@ def original(uow: UnitOfWork, party: Party, command: str) -> Original | None:
     posting = ended(uow, party, record)
     if posting is not None and posting.side is Side.SELL:
         return of_sell(party, posting)
-    events = [e for e in (stored_event(uow, name) for name in record.events or ()) if e]
-    if not events:
+    first = first_event(uow, record)
+    if first is None:
         return Original(command, "command applied before commands recorded their events")
-    # a batch's record opened by its first lock, verification or invalidation says nothing
-    return of_event(command, next((e for e in events if type(e) not in OPENINGS), events[0]))
+    return of_event(command, first)
+
+
+def first_event(uow: UnitOfWork, record: AppliedCommand) -> Any:
+    """The first event `record`'s command stored that says what it did (a batch's record
+    opened by its first lock, verification or invalidation says nothing); None if the record
+    names none (release 1)."""
+    events = [e for e in (stored_event(uow, name) for name in record.events or ()) if e]
+    return next((e for e in events if type(e) not in OPENINGS), events[0] if events else None)
+
+
+def applied_as(uow: UnitOfWork, record: AppliedCommand) -> str:
+    """The command applied under `record`'s id, for a line that reuses the id with other
+    content: its type and effective date, as its first event says."""
+    first = first_event(uow, record)
+    if first is None:
+        return f"{record.client_id} was applied before, with other content"
+    kind = of_event(record.client_id, first).kind
+    on = getattr(first, "effective_date", None)
+    return f"{record.client_id} was applied before as a {kind}{f' of {on}' if on else ''}"
 
 
 def posting(uow: UnitOfWork, poster: Party, posting_id: str) -> Posting | None:
