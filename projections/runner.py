@@ -3,8 +3,9 @@
 SQLite has no subscriptions, so `project` reads the log through the ledger's read port
 (`Ledger.log`, ledger/application/event_log.py) from the last tracked position in batches
 (1,000 events a transaction, one tracking record per batch) and `rebuild` empties the views
-and starts from 0. Only Party and BatchInvalidation events are read, not the
-CommandRecords.
+and starts from 0. Only Party, BatchInvalidation and BatchStatus events are read: command
+records are rows of `rin_commands`, outside the log (ledger/infrastructure/command_table.py),
+or, in stores begun before issue 15, `CommandRecord` events, which are not read.
 """
 
 from __future__ import annotations
@@ -73,8 +74,8 @@ SQL_VIEWS = (*holdings.VIEWS, *compliance.VIEWS, *lineage.VIEWS, *market_tables.
 LAYOUT = 10
 #: the regulator's findings (§80.1431): events of a BatchInvalidation, not of a party
 FINDINGS = (BatchInvalidation.Event, BatchInvalidation.Opened)
-#: the topics of every event class of the aggregates the views follow: the CommandRecords, a
-#: third of the log, are never read
+#: the topics of every event class of the aggregates the views follow (a store begun before
+#: issue 15 also holds `CommandRecord` events, about a quarter of its log: never read)
 TOPICS = DOMAIN_TOPICS  # the same topics as `Ledger.follow`
 Progress = Callable[[int, int], None]
 #: what else reads each Party event's fact as a rebuild makes it (`verify`'s replay), in log

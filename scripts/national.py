@@ -23,10 +23,12 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 import orjson
+from script_arguments import positive_float, positive_int
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRESS = 100_000  # lines between progress notes on stderr
@@ -45,21 +47,32 @@ def make(file: Path, years: int, parties: int, seed: int) -> dict[str, Any]:
     return {"lines": lines, "file_bytes": file.stat().st_size}
 
 
-def read_lines(file: Path, seen: Counter[str]) -> Iterator[dict[str, Any]]:
-    """The file's lines as commands, counting what they are as they go by."""
-    from ledger.simulation.market import emts_transactions
-
+def read_lines(file: Path, seen: Counter[str]) -> Iterator[Any]:
+    """The file's lines as commands, counting what they are as they go by; a line that is not
+    JSON goes to the ledger as it is, which rejects it naming the line."""
     with file.open("rb") as lines:
         for text in lines:
-            line = orjson.loads(text)
             seen["lines"] += 1
-            seen["emts_transactions"] += emts_transactions(line)
-            seen["parties"] += line["type"] == "register_party"
-            if line["type"] == "generate":  # the years of production, not the last season
-                year = int(line["date"][:4])
-                seen["first_year"] = min(seen["first_year"] or year, year)
-                seen["last_year"] = max(seen["last_year"], year)
+            try:
+                line = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                yield text
+                continue
+            with suppress(AttributeError, KeyError, TypeError, ValueError):
+                tally(line, seen)  # a malformed command is the ledger's to refuse
             yield line
+
+
+def tally(line: dict[str, Any], seen: Counter[str]) -> None:
+    """Count what `line` is: EMTS transactions, a party, the year of a generation."""
+    from ledger.simulation.market import emts_transactions
+
+    seen["emts_transactions"] += emts_transactions(line)
+    seen["parties"] += line["type"] == "register_party"
+    if line["type"] == "generate":  # the years of production, not the last season
+        year = int(line["date"][:4])
+        seen["first_year"] = min(seen["first_year"] or year, year)
+        seen["last_year"] = max(seen["last_year"], year)
 
 
 def ingest(file: Path, data: Path) -> dict[str, Any]:
@@ -131,6 +144,24 @@ def size(folder: Path, name: str | None = None) -> int:
                if f.is_file() and (name is None or f.name.startswith(name)))
 
 
+def years_of(ingested: dict[str, Any]) -> int:
+    """How many years the file's generations span (0: it has none)."""
+    first, last = ingested.pop("first_year", 0), ingested.pop("last_year", 0)
+    return last - first + 1 if first else 0
+
+
+def unusable(args: argparse.Namespace) -> str | None:
+    """What is wrong with `--file` or `--data` before anything runs, if anything."""
+    if args.file and not Path(args.file).is_file():
+        return f"argument --file: {args.file} is not a file"
+    data = Path(args.data) if args.data else None
+    if data is not None and data.exists() and not data.is_dir():
+        return f"argument --data: {data} is not a folder"
+    if data is not None and data.exists() and any(data.iterdir()):
+        return f"argument --data: {data} is not empty: the run needs a fresh store"
+    return None
+
+
 def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """Every phase in turn; the one JSON object."""
     from ledger.infrastructure.settings import EVENTS_FILE, VIEWS_FILE
@@ -138,8 +169,6 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
 
     parties = max(1, round(NATIONAL_PARTIES * args.scale))
     data = Path(args.data) if args.data else folder / "store"
-    if data.exists() and any(data.iterdir()):
-        raise SystemExit(f"national.py: --data {data} is not empty: the run needs a fresh store")
     file = Path(args.file) if args.file else folder / "national.jsonl"
     phases: dict[str, Any] = {}
     made: dict[str, Any] = {}
@@ -154,7 +183,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
                                  "--data", str(data), "verify"], "verify")
     return {
         "seed": args.seed, "scale": args.scale, "file": str(file) if args.file else None,
-        "years": ingested.pop("last_year") - ingested.pop("first_year") + 1, **ingested,
+        "years": years_of(ingested), **ingested,
         **rebuilt, "file_bytes": made.get("file_bytes", file.stat().st_size),
         "store_bytes": size(data, EVENTS_FILE), "views_bytes": size(data, VIEWS_FILE),
         "data_bytes": size(data), "verify_exit": phases["verify"]["exit"],
@@ -168,9 +197,9 @@ def main(argv: list[str] | None = None) -> None:
     from ledger.simulation.market import NATIONAL_YEARS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--years", type=int, default=NATIONAL_YEARS,
+    parser.add_argument("--years", type=positive_int, default=NATIONAL_YEARS,
                         help="years of the market from January 2014")
-    parser.add_argument("--scale", type=float, default=1.0,
+    parser.add_argument("--scale", type=positive_float, default=1.0,
                         help="the fraction of the national party list (0.05: about 120)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--file", default=None, help="ingest this transaction file instead")
@@ -181,6 +210,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--parties", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.phase is None and (problem := unusable(args)):
+        parser.error(problem)
     if args.phase == "make":
         print(orjson.dumps(make(Path(args.out), args.years, args.parties, args.seed)).decode())
     elif args.phase == "ingest":

@@ -18,6 +18,7 @@ from itertools import islice
 from typing import Any
 
 import orjson
+from script_arguments import positive_int, share
 
 from ledger.simulation.market import (
     NATIONAL_PARTIES,
@@ -49,14 +50,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--national", action="store_true",
                         help=f"the national market: {NATIONAL_YEARS} years, about "
                              f"{NATIONAL_PARTIES:,} parties (reference.md §7)")
-    parser.add_argument("--years", type=int, default=None,
+    parser.add_argument("--years", type=positive_int, default=None,
                         help=f"how many years from January 2014 (national default "
                              f"{NATIONAL_YEARS})")
-    parser.add_argument("--parties", type=int, default=None,
+    parser.add_argument("--parties", type=positive_int, default=None,
                         help=f"about how many parties (national default {NATIONAL_PARTIES:,})")
     parser.add_argument("--seed", type=int, default=1, help="the same seed gives the same file")
-    parser.add_argument("--bad", type=float, default=0.0, help="share of invalid lines, 0-1")
-    parser.add_argument("--postings", type=float, default=POSTINGS,
+    parser.add_argument("--bad", type=share, default=0.0, help="share of invalid lines, 0-1")
+    parser.add_argument("--postings", type=share, default=POSTINGS,
                         help="share of trades posted as an EMTS sell and buy, 0-1 (0: every "
                              "trade a fast-path transfer)")
     args = parser.parse_args(argv)

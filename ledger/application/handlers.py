@@ -75,7 +75,7 @@ def handle(uow: UnitOfWork, command: c.Model) -> Result:
     if client_id is not None and (client_id in uow.records or not uow.optimistic):
         seen = uow.record_of(client_id)
         if seen is not None:
-            return repeated(seen, command)
+            return repeated(seen, command, uow)
     try:
         rins = HANDLERS[type(command)](uow, command)
     except LedgerError:
@@ -83,22 +83,24 @@ def handle(uow: UnitOfWork, command: c.Model) -> Result:
         seen = uow.record_of(client_id) if client_id is not None and uow.optimistic else None
         if seen is None:
             raise
-        return repeated(seen, command)
+        return repeated(seen, command, uow)
     produced = [event_name(event.originator_id, event.originator_version)
                 for aggregate in uow.touched.values() for event in aggregate.pending_events]
     if client_id is not None and not produced:  # `expire_trades` may find nothing to expire
         seen = uow.record_of(client_id) if uow.optimistic else None
-        return repeated(seen, command) if seen is not None else Result(0, "applied")
+        return repeated(seen, command, uow) if seen is not None else Result(0, "applied")
     if client_id is not None:
         uow.applied(client_id, digest(command), produced)
     generated = isinstance(command, c.Generate)
     return Result(0, "applied", rin=rins[0] if generated and rins else None, rins=rins)
 
 
-def repeated(seen: AppliedCommand, command: c.Model) -> Result:
-    """A command whose id was applied before: a no-op if it is the same command."""
+def repeated(seen: AppliedCommand, command: c.Model, uow: UnitOfWork) -> Result:
+    """A command whose id was applied before: a no-op if it is the same command; else refused,
+    naming the command applied under that id (ledger/application/originals.py)."""
     if seen.digest != digest(command):
-        raise InputError("already used by a different command", "id")
+        raise InputError(f"already used by a different command: {originals.applied_as(uow, seen)}",
+                         "id")
     return Result(0, "duplicate")
 
 

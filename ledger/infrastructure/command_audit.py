@@ -7,11 +7,17 @@ them, and none of them belongs to the command before), link to the row before it
 points at deleted events or was re-pointed. Its chain is folded into the running head after its
 notification, as the writer folded it, so the head rows find what the row checks cannot (the
 last rows deleted). Every problem names the row by its notification id and client id.
+
+The table itself must be as the ledger made it (`schema_problem`: a dropped UNIQUE key lets an id
+apply twice, a trigger rewrites rows), and a store keeps one kind of record: rows in a store
+holding `CommandRecord` events (or such an event in a store holding rows) were injected, and
+would make the writer look its ids up in the wrong place.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
@@ -27,6 +33,7 @@ from ledger.infrastructure.command_table import (
     fold_command,
     link,
     reader,
+    schema_problem,
     stored_rows,
     table_of,
 )
@@ -46,13 +53,26 @@ class CommandAudit:
     def __init__(self, app: Application[UUID], end: int) -> None:
         self.app = app
         self.end = end
-        self.rows = Folding(stored_rows(app.recorder, end))
+        self.problems: list[str] = []
+        problem = schema_problem(reader(app.recorder), table_of(app.recorder))
+        if problem:
+            self.problems.append(problem)
+        rows = stored_rows(app.recorder, end)
+        self.rows = Folding(self.readable(rows) if problem else rows)
         #: (notification id, event name, topic) of the latest notifications
         self.recent: deque[tuple[int, str, str]] = deque(maxlen=WINDOW)
         self.last_command = 0  # the notification of the last command row or record seen
         self.last_row: CommandRow | None = None
         self.first: int | None = None  # the first row's notification id
-        self.problems: list[str] = []
+        self.first_record: int | None = None  # the first CommandRecord event's notification id
+
+    def readable(self, rows: Iterator[CommandRow]) -> Iterator[CommandRow]:
+        """The rows of an altered table, as far as they can be read (a dropped column)."""
+        try:
+            yield from rows
+        except Exception as error:
+            self.problems.append(f"{table_of(self.app.recorder)}: its rows cannot be read "
+                                 f"({error}): not checked")
 
     def step(self, note: Notification, running: str) -> str:
         """Check the row at this notification, if any; return the head with it folded in."""
@@ -64,6 +84,8 @@ class CommandAudit:
                             note.topic))
         if note.topic == CommandRecord.Applied.TOPIC:
             self.last_command = note.id
+            if self.first_record is None:
+                self.first_record = note.id
         row = self.rows.at(note.id)
         if row is None:
             return running
@@ -104,9 +126,16 @@ class CommandAudit:
 
     def after_last(self) -> list[str]:
         """What the walk cannot see: rows past the last notification that point at nothing
-        stored, and client ids held by more than one row."""
+        stored, client ids held by more than one row, and both kinds of record in one store."""
         for row in self.rows.passed(self.end + 1):  # a store whose last events were deleted
             self.problems.append(f"{label(row)}: that notification is not stored: deleted")
+        if self.first is not None and self.first_record is not None:
+            self.problems.append(
+                f"the store holds both kinds of command record, {TABLE} rows (the first at "
+                f"notification {self.first:,}) and CommandRecord events (the first at "
+                f"notification {self.first_record:,}), but keeps one kind: the rows injected "
+                "into a store of the format before issue 15 (its ids would apply again), or "
+                "the events into one of the table's")
         query = reader(self.app.recorder)
         recorder: Any = self.app.recorder
         sqlite = not hasattr(recorder.datastore, "schema")

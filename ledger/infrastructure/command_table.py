@@ -27,6 +27,8 @@ from typing import Any, Protocol
 
 import orjson
 
+from ledger.infrastructure.store_refusals import StoreRefused, is_integrity
+
 TABLE = "rin_commands"
 #: the keyword `insert_events` passes this transaction's rows under
 COMMANDS = "rin_commands"
@@ -45,6 +47,49 @@ Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 
 def create_postgres(table: str) -> str:
     return f"CREATE TABLE IF NOT EXISTS {table} {COLUMNS.format(id='BIGINT')}"
+
+
+#: the table as PostgreSQL describes what `create_postgres` made: (column, type, nullable)
+POSTGRES_COLUMNS = [("notification_id", "bigint", "NO"), ("client_id", "text", "NO"),
+                    ("digest", "text", "NO"), ("events", "text", "NO"),
+                    ("previous", "bigint", "NO"), ("chain", "text", "NO")]
+
+
+def schema_problem(query: Query, table: str = TABLE) -> str | None:
+    """What differs between `table` as stored and as the ledger creates it (columns, their
+    constraints, the UNIQUE client id), or a trigger on any table of the store (the ledger makes
+    none), or None; `table` is qualified by its schema on PostgreSQL. A dropped UNIQUE key would
+    let one id apply twice, a trigger rewrite or refuse rows as they are stored; the writer
+    refuses such a store and `verify` names it."""
+    if "." not in table:  # SQLite
+        found = query("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type = "
+                      "'trigger' OR (type = 'table' AND name = ?)", (table,))
+        made = [sql for kind, _, _, sql in found if kind == "table"]
+        triggers = [f"{name} on {on}" for kind, name, on, _ in found if kind == "trigger"]
+        expected = CREATE_SQLITE.replace(" IF NOT EXISTS", "")
+        if made and made[0] != expected:
+            return (f"{table}: its schema is not the ledger's ({made[0]!r}, not {expected!r}): "
+                    "altered")
+    else:
+        schema, name = (part.strip('"') for part in table.split(".", 1))
+        columns = query("SELECT column_name, data_type, is_nullable FROM "
+                        "information_schema.columns WHERE table_schema = ? AND table_name = ? "
+                        "ORDER BY ordinal_position", (schema, name))
+        unique = query("SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN "
+                       "pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON "
+                       "a.attrelid = c.oid AND a.attnum = i.indkey[0] WHERE n.nspname = ? AND "
+                       "c.relname = ? AND i.indisunique AND i.indnkeyatts = 1 AND "
+                       "i.indpred IS NULL AND a.attname = 'client_id'", (schema, name))
+        triggers = [f"{t[0]} on {t[1]}" for t in query(
+            "SELECT DISTINCT trigger_name, event_object_table FROM information_schema.triggers "
+            "WHERE event_object_schema = ?", (schema,))]
+        got = [tuple(str(v) for v in column) for column in columns]
+        if columns and (got != POSTGRES_COLUMNS or not unique):
+            return (f"{table}: its schema is not the ledger's (columns {got}"
+                    f"{'' if unique else ', client_id not UNIQUE'}): altered")
+    if triggers:
+        return f"the store has triggers the ledger did not make ({', '.join(triggers)}): added"
+    return None
 
 
 class AppliedCommand(Protocol):
@@ -105,6 +150,19 @@ class CommandWriter:
     def __init__(self, table: str = TABLE, marker: str = "?") -> None:
         self.table = table  # qualified by the schema on PostgreSQL
         self._marker = marker  # the driver's parameter marker: ? (sqlite3) or %s (psycopg)
+        self._schema_checked = False  # once a process: the table is the one the ledger made
+
+    def check_schema(self, query: Query) -> None:
+        """Raise `StoreRefused` if the table is not as the ledger creates it (`schema_problem`),
+        checked at this writer's first save: an id must never be stored twice unnoticed."""
+        if self._schema_checked:
+            return
+        marker = self._marker
+        problem = schema_problem(lambda sql, params: query(sql.replace("?", marker), params),
+                                 self.table)
+        if problem:
+            raise StoreRefused(f"{problem}; nothing was stored (run `rin verify`)")
+        self._schema_checked = True
 
     def refuse_stored(self, query: Query, commands: Sequence[Applied]) -> None:
         """Raise `IntegrityError` if any of `commands`' client ids is stored (PostgreSQL, where
@@ -124,6 +182,7 @@ class CommandWriter:
         onto the last stored row; return them."""
         if not commands:
             return []
+        self.check_schema(query)
         last = query(f"SELECT notification_id, chain FROM {self.table} "
                      "ORDER BY notification_id DESC LIMIT 1", ())
         previous, chain = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
@@ -142,8 +201,42 @@ class CommandWriter:
                 params += (row.notification_id, row.client_id, row.digest,
                            orjson.dumps(row.events).decode(), row.previous, row.chain)
             values = ",".join([f"({m},{m},{m},{m},{m},{m})"] * len(chunk))
-            query(f"INSERT INTO {self.table} ({FIELDS}) VALUES {values}", params)
+            try:
+                query(f"INSERT INTO {self.table} ({FIELDS}) VALUES {values}", params)
+            except Exception as error:
+                refused = self.refusal(query, chunk, error)
+                if refused is error:
+                    raise
+                raise refused from error
         return rows
+
+    def refusal(self, query: Query, chunk: Sequence[CommandRow], error: Exception) -> Exception:
+        """What a refused INSERT of `chunk` means: a conflict (`error` itself) if one of its
+        client ids is stored, another writer's; else the store's fault (`StoreRefused` for a
+        refusal by a constraint or trigger, named, so it is not retried as a conflict)."""
+        if not is_integrity(error):
+            return error  # the disk, the connection …: already a store failure
+        if self._marker == "?":  # SQLite (PostgreSQL refused stored ids before the insert)
+            ids = [row.client_id for row in chunk]
+            if query(f"SELECT client_id FROM {self.table} WHERE client_id IN "
+                     f"({','.join('?' * len(ids))})", ids):
+                return error
+        return StoreRefused(f"{self.table} refused the row of command {chunk[0].client_id!r}"
+                            f"{f' (and {len(chunk) - 1} more)' if len(chunk) > 1 else ''}: "
+                            f"{error}; not another writer: nothing was stored")
+
+
+def refused_at_commit(error: Exception) -> Exception:
+    """A PostgreSQL save's error, raised at its COMMIT (the rows go with it): `StoreRefused`
+    if the rows were refused, since a stored id was refused before the insert (under the table
+    lock, `CommandWriter.refuse_stored`), so it is no other writer (a row forged ahead of the
+    log); else `error` itself (a version conflict on the events stays a conflict)."""
+    cause = error if hasattr(error, "diag") else error.__cause__
+    table = getattr(getattr(cause, "diag", None), "table_name", None)
+    if table != TABLE or not is_integrity(error):
+        return error
+    return StoreRefused(f"{TABLE} refused the transaction's command rows: {cause}; not another "
+                        "writer: nothing was stored")
 
 
 def reader(recorder: Any) -> Query:
@@ -178,26 +271,32 @@ def stored_row(recorder: Any, client_id: str) -> CommandRow | None:
     return row_of(found[0]) if found else None
 
 
+def exists(recorder: Any) -> bool:
+    """Whether the store has the table (a store opened without creating tables has not)."""
+    table = table_of(recorder)
+    if "." not in table:
+        return bool(reader(recorder)("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                     "name = ?", (table,)))
+    return reader(recorder)("SELECT to_regclass(?)", (table,))[0][0] is not None
+
+
 def has_rows(recorder: Any) -> bool:
     """Whether the store holds any command row (False if it has no such table)."""
-    try:
-        return bool(reader(recorder)(f"SELECT 1 FROM {table_of(recorder)} LIMIT 1", ()))
-    except Exception:  # a store opened without creating tables: none
-        return False
+    return exists(recorder) and bool(
+        reader(recorder)(f"SELECT 1 FROM {table_of(recorder)} LIMIT 1", ()))
 
 
 def stored_rows(recorder: Any, upto: int | None = None) -> Iterator[CommandRow]:
     """Every row (at notification ids up to `upto`) in notification id order, page by page;
-    none if the table is missing."""
+    none if the table is missing (a table that cannot be read is a store failure)."""
     after = -1
     query = reader(recorder)
     limit = "" if upto is None else f" AND notification_id <= {int(upto)}"
+    if not exists(recorder):
+        return
     while True:
-        try:
-            rows = query(f"SELECT {FIELDS} FROM {table_of(recorder)} WHERE notification_id > ?"
-                         f"{limit} ORDER BY notification_id LIMIT ?", (after, PAGE))
-        except Exception:
-            return
+        rows = query(f"SELECT {FIELDS} FROM {table_of(recorder)} WHERE notification_id > ?"
+                     f"{limit} ORDER BY notification_id LIMIT ?", (after, PAGE))
         yield from (row_of(row) for row in rows)
         if len(rows) < PAGE:
             return
@@ -206,10 +305,9 @@ def stored_rows(recorder: Any, upto: int | None = None) -> Iterator[CommandRow]:
 
 def count(recorder: Any) -> int:
     """How many command rows the store holds."""
-    try:
-        return int(reader(recorder)(f"SELECT COUNT(*) FROM {table_of(recorder)}", ())[0][0])
-    except Exception:
+    if not exists(recorder):
         return 0
+    return int(reader(recorder)(f"SELECT COUNT(*) FROM {table_of(recorder)}", ())[0][0])
 
 
 class Folding:

@@ -41,7 +41,7 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
-from ledger.infrastructure.command_table import COMMANDS, CommandWriter
+from ledger.infrastructure.command_table import COMMANDS, CommandWriter, refused_at_commit
 from ledger.infrastructure.command_table import create_postgres as create_commands
 from ledger.infrastructure.heads import TABLE, HeadWriter, create_postgres, notification
 from ledger.infrastructure.read_check import IDS_PER_QUERY, UNCHANGED, check_unchanged
@@ -88,11 +88,17 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         # pipeline sends the head row and COMMIT and raises their errors; an exception leaves
         # the pool's connection block, which rolls back the transaction still open (psycopg_pool
         # `connection()`), so nothing of a refused or failed save is kept.
-        with self.datastore.get_connection() as conn, conn.pipeline(), conn.cursor() as curs:
-            curs.execute(BEGIN)
-            ids = self.insert_in_transaction(curs, stored_events, kwargs.get(UNCHANGED),
-                                             kwargs.get(COMMANDS, ()))
-            curs.execute(COMMIT)
+        try:
+            with self.datastore.get_connection() as conn, conn.pipeline(), conn.cursor() as curs:
+                curs.execute(BEGIN)
+                ids = self.insert_in_transaction(curs, stored_events, kwargs.get(UNCHANGED),
+                                                 kwargs.get(COMMANDS, ()))
+                curs.execute(COMMIT)
+        except Exception as error:
+            refused = refused_at_commit(error)  # ledger/infrastructure/command_table.py
+            if refused is error:
+                raise
+            raise refused from error
         return ids
 
     def insert_in_transaction(

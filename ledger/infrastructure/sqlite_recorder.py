@@ -23,6 +23,7 @@ from ledger.infrastructure.command_table import CommandWriter
 from ledger.infrastructure.eventsourcing_adapter import SQLiteSaveHook
 from ledger.infrastructure.heads import CREATE_SQLITE, HeadWriter, notification
 from ledger.infrastructure.read_check import check_unchanged
+from ledger.infrastructure.store_refusals import StoreRefused, is_integrity
 
 #: 4 parameters a row; SQLite ≥ 3.32 allows 32,766 parameters a statement
 ROWS_PER_STATEMENT = 500
@@ -86,7 +87,13 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
                     originator_id.hex if isinstance(originator_id, UUID) else originator_id,
                     s.originator_version, s.topic, s.state,
                 )
-            c.execute(self._statement(len(chunk)), params)
+            try:
+                c.execute(self._statement(len(chunk)), params)
+            except Exception as error:
+                refused = self._refusal(c, chunk, error)
+                if refused is error:
+                    raise
+                raise refused from error
             notification_ids += sorted(row[0] for row in c.fetchall())
         if notification_ids:  # after the inserts, holding SQLite's write lock; a refusal here
             query = query_on(c)  # rolls the whole transaction back
@@ -94,6 +101,22 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
             rows = self.commands.insert(query, notification_ids, commands)  # UNIQUE client id
             self.heads.record(query, notification_ids, stored_events, self._gap(c), rows)
         return notification_ids
+
+    def _refusal(self, c: SQLiteCursor, chunk: Sequence[StoredEvent],
+                 error: Exception) -> Exception:
+        """A refused insert is a conflict (`error`) only if one of the events' versions is
+        stored, another writer's; else the store's fault (a trigger or constraint the ledger did
+        not make), named, and not retried (ledger/infrastructure/store_refusals.py)."""
+        if not is_integrity(error):
+            return error
+        for s in chunk:
+            c.execute(f"SELECT 1 FROM {self.events_table_name} WHERE originator_id = ? AND "
+                      "originator_version = ?", (UUID(str(s.originator_id)).hex,
+                                                 s.originator_version))
+            if c.fetchone():
+                return error
+        return StoreRefused(f"{self.events_table_name} refused the transaction's events: "
+                            f"{error}; not another writer: nothing was stored")
 
     def _gap(self, c: SQLiteCursor) -> Any:
         """The notifications stored strictly between two ids, in id order."""

@@ -117,7 +117,8 @@ def test_same_id_with_different_content_is_rejected(ledger: Ledger) -> None:
     result = ledger.apply({**cmd, "volume": 2_000})
     assert result.status == "rejected"
     assert result.field == "id"
-    assert result.error == "format: id: already used by a different command"
+    assert result.error == ("format: id: already used by a different command: t-1 was applied "
+                            "before as a transfer of 2024-02-05")
     assert last(ledger) == before
 
 

@@ -34,6 +34,13 @@ RESENT = {
     "store_r3": sale("t2", "2024-01-06", 4_000),
 }
 
+#: how the refusal of a changed RESENT line names the line applied (release 1 named no events)
+EARLIER = {
+    "store_r1": "fx-0000 was applied before, with other content",
+    "store_r2": "r2-0000 was applied before as a transfer of 2024-03-01",
+    "store_r3": "t2 was applied before as a transfer of 2024-01-06",
+}
+
 
 def counts(data: Path) -> tuple[int, int]:
     """(CommandRecord events, rin_commands rows) in the store."""
@@ -63,7 +70,8 @@ def test_a_store_with_record_events_keeps_them(fixture: str, tmp_path: Path) -> 
         assert records > 0
         assert ledger.apply(RESENT[fixture]).status == "duplicate"
         changed = {**RESENT[fixture], "date": "2024-03-09"}
-        assert ledger.apply(changed).error == "format: id: already used by a different command"
+        assert ledger.apply(changed).error == ("format: id: already used by a different command: "
+                                               f"{EARLIER[fixture]}")
         assert ledger.position() == before
         fresh = sale("fresh-1", "2024-03-09")
         assert ledger.apply(fresh).status == "applied"

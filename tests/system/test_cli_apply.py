@@ -65,7 +65,8 @@ REJECTIONS = [
     "line 13: format: not valid JSON",
     "line 15: §80.1428: 1 gallon-RINs of D6 vintage 2024 K=2 asked, 0 held and movable on "
     "2024-02-08",
-    "line 16: format: id: already used by a different command",
+    "line 16: format: id: already used by a different command: g-1 was applied before as a "
+    "generate of 2024-01-31",
 ]
 
 
