@@ -185,9 +185,10 @@ class ChainMapper(Mapper[UUID]):
         that one is missing): remembered, else read from the store."""
         if version <= 0:
             return GENESIS
-        remembered = self._chains.get(str(originator_id))
+        key = str(originator_id)
+        remembered = self._chains.get(key)
         if remembered is not None and remembered[0] == version:
-            self._chains.move_to_end(str(originator_id))
+            self._chains.move_to_end(key)
             return remembered[1]
         last = self._recorder().select_events(
             originator_id, lte=version, desc=True, limit=1
