@@ -48,7 +48,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_bad_lines_are_rejected_and_only_they",
     ),
     "integration/test_chain_mapping.py": (
-        "test_every_event_of_a_market_maps_to_the_same_bytes",),
+        "test_every_event_of_a_market_maps_to_the_same_values_and_chain",),
     # processes and threads racing on one store: 3.2 s, 3.0 s, 2.6 s, 1.2 s
     "integration/test_concurrency.py": ALL,
     "integration/test_trade_races.py": ALL,  # two processes race over each posting

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from ledger.application import batch_handlers as bh
@@ -48,13 +49,21 @@ LATER_FIELDS = frozenset({
 LATER_SELECTOR_FIELDS = frozenset({"qap"})
 
 
+@cache
+def later_defaults(model: type[c.Model]) -> tuple[tuple[tuple[str, Any], ...], bool]:
+    """(each of the model's `LATER_FIELDS` with its default, whether it has `rins`): what
+    `digest` looks at, read from the model's fields once per command type."""
+    fields = model.model_fields
+    later = tuple((name, fields[name].default) for name in sorted(LATER_FIELDS & fields.keys()))
+    return later, "rins" in fields
+
+
 def digest(command: c.Model) -> str:
-    fields = type(command).model_fields
+    later_fields, has_rins = later_defaults(type(command))
     unset: dict[str, Any] = {
-        name: True for name in LATER_FIELDS & fields.keys()
-        if getattr(command, name) == fields[name].default
+        name: True for name, default in later_fields if getattr(command, name) == default
     }
-    rins = getattr(command, "rins", None)
+    rins = command.rins if has_rins else None  # type: ignore[attr-defined]
     if isinstance(rins, c.Model):
         later = {name for name in LATER_SELECTOR_FIELDS if getattr(rins, name, 0) is None}
         if later:

@@ -9,7 +9,6 @@ later save of the transaction can never store what the refused command triggered
 from __future__ import annotations
 
 from contextlib import suppress
-from dataclasses import replace
 from datetime import date
 from typing import Any
 from uuid import UUID
@@ -251,7 +250,9 @@ class UnitOfWork:
         for aggregate in self.touched.values():
             self.events.extend(aggregate.collect_events())
         self.touched.clear()
-        self.rows.extend(replace(row, last=len(self.events) - 1) for row in self.unplaced)
+        last = len(self.events) - 1
+        self.rows.extend(Applied(row.client_id, row.digest, row.events, last)
+                         for row in self.unplaced)
         self.unplaced.clear()
 
     def save(self) -> list[Recording[UUID]]:

@@ -159,7 +159,7 @@ class Holdings:
                 break
             free = self.available(key, on)
             if withheld is not None:  # only what is held on `on` is withheld from it
-                free = free.subtract(free.intersection(withheld(key)))
+                free = free.difference(withheld(key))
             taken, _ = free.take_lowest(min(need, len(free)))
             need -= len(taken)
             chosen.extend(RinBlock(key, start, end) for start, end in taken)

@@ -80,6 +80,10 @@ class SerialSet:
         if not self.issuperset(other):
             missing = len(other) - len(self.intersection(other))
             raise RangeError(f"{missing:,} of the serials {other.describe()} are not in the set")
+        return self.difference(other)
+
+    def difference(self, other: SerialSet) -> SerialSet:
+        """The serials of this set not in `other` (which may hold serials this set lacks)."""
         out: list[Interval] = []
         j = 0
         b = other.intervals

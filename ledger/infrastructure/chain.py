@@ -77,26 +77,28 @@ class ChainedStoredEvent(StoredEvent):
 def sealed_state(previous: str, originator_id: UUID | str, version: int, topic: str,
                  state: dict[str, Any], default: Callable[[Any], Any] | None = None
                  ) -> tuple[str, bytes, bytes]:
-    """(the event's chain, its stored state with the chain as last key, the canonical bytes
-    of that stored state), running the transcodings of the state's values ONCE: the state is
-    rendered as stored, parsed back to plain JSON values and rendered canonically with a
-    placeholder chain; cutting the placeholder out gives the bytes `link` hashes (canonical
-    JSON less one top-level key is the canonical JSON of the rest), replacing it gives the
-    bytes the head folds (tests/unit/test_chain_single_pass.py)."""
-    plain = orjson.dumps(state, default=default, option=PASS_TO_TRANSCODER)
-    values = orjson.loads(plain)
-    rendered = canonical({**values, CHAIN_KEY: PLACEHOLDER})
+    """(the event's chain, its stored state, the canonical bytes the head folds): the state is
+    rendered ONCE, canonically, with a placeholder chain (transcodings run once, nothing is
+    parsed back); cutting the placeholder out gives the bytes `link` hashes (canonical JSON
+    less one top-level key is the canonical JSON of the rest), putting the chain in its place
+    gives the bytes stored and folded, one object (stored format 2, docs/chain-format.md:
+    keys sorted, the chain in its sorted place; what is hashed is as before, so stores of
+    format 1 and 2 verify alike; tests/unit/test_chain_single_pass.py)."""
+    rendered = canonical({**state, CHAIN_KEY: PLACEHOLDER}, default)
     at = rendered.find(MARKER)
     if at < 0 or rendered.find(MARKER, at + 1) >= 0:  # the placeholder also in a value
+        values = orjson.loads(rendered)
+        del values[CHAIN_KEY]
         chain = link(previous, originator_id, version, topic, values)
-        return chain, with_chain(plain, chain), canonical({**values, CHAIN_KEY: chain})
+        stored = canonical({**values, CHAIN_KEY: chain})
+        return chain, stored, stored
     end = at + len(MARKER)
     rest = cut(rendered, at, end)
     chain = hashlib.sha256(previous.encode() + link_body(originator_id, version, topic, rest)
                            ).hexdigest()
     value = end - len(PLACEHOLDER) - 1
-    return chain, with_chain(plain, chain), (
-        rendered[:value] + chain.encode() + rendered[value + len(PLACEHOLDER):])
+    stored = rendered[:value] + chain.encode() + rendered[value + len(PLACEHOLDER):]
+    return chain, stored, stored
 
 
 def cut(rendered: bytes, at: int, end: int) -> bytes:
@@ -114,12 +116,6 @@ def link_body(originator_id: UUID | str, version: int, topic: str, rest: bytes) 
         b'{"originator_id":', orjson.dumps(str(originator_id)), b',"originator_version":',
         str(version).encode(), b',"state":', rest, b',"topic":', orjson.dumps(topic), b"}",
     ))
-
-
-def with_chain(plain: bytes, chain: str) -> bytes:
-    """A rendered JSON object with `"chain": chain` added as its last key."""
-    entry = b'"' + CHAIN_KEY.encode() + b'":"' + chain.encode() + b'"}'
-    return plain[:-1] + (b"," if len(plain) > 2 else b"") + entry
 
 
 class ChainMapper(Mapper[UUID]):
@@ -140,9 +136,9 @@ class ChainMapper(Mapper[UUID]):
         self._chains: OrderedDict[str, tuple[int, str]] = OrderedDict()  # id → (version, chain)
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
-        """The library's mapping (same state, same bytes), in one pass: orjson renders the
-        state once, calling the transcoder's transcodings for values JSON lacks, then the
-        chain is added (`sealed_state`)."""
+        """The library's mapping (the same state values), in one pass: orjson renders the
+        state once, canonically, calling the transcoder's transcodings for values JSON lacks,
+        and the chain takes its place in those bytes (`sealed_state`)."""
         if isinstance(domain_event, CanSnapshotAggregate):
             return super().to_stored_event(domain_event)
         topic = get_topic(type(domain_event))
@@ -151,11 +147,12 @@ class ChainMapper(Mapper[UUID]):
         class_version = getattr(type(domain_event), "class_version", 1)
         if class_version > 1:
             state["class_version"] = class_version
+        key = str(originator_id)  # rendered once: the LRU's key and the hashed id alike
         chain, stored, canonical_state = sealed_state(
-            self._previous(originator_id, version), originator_id, version, topic, state,
+            self.chain_at(originator_id, version - 1), key, version, topic, state,
             self._default)
         if topic not in self._final_topics:
-            self._remember(str(originator_id), version, chain)
+            self._remember(key, version, chain)
         return ChainedStoredEvent(
             originator_id=originator_id, originator_version=version, topic=topic, state=stored,
             canonical=canonical_state,
@@ -183,17 +180,15 @@ class ChainMapper(Mapper[UUID]):
         for event in events:
             self._chains.pop(str(event.originator_id), None)
 
-    def _previous(self, originator_id: UUID | str, version: int) -> str:
-        return self.chain_at(originator_id, version - 1)
-
     def chain_at(self, originator_id: UUID | str, version: int) -> str:
         """The chain of the aggregate's stored event at `version` (of its last one before, if
         that one is missing): remembered, else read from the store."""
         if version <= 0:
             return GENESIS
-        remembered = self._chains.get(str(originator_id))
+        key = str(originator_id)
+        remembered = self._chains.get(key)
         if remembered is not None and remembered[0] == version:
-            self._chains.move_to_end(str(originator_id))
+            self._chains.move_to_end(key)
             return remembered[1]
         last = self._recorder().select_events(
             originator_id, lte=version, desc=True, limit=1

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"ingest_vs_floor", "rebuild_vs_raw", "verify_peak_mb", "verify_vs_rebuild",
         "single_p99_ms", "asof_party_ms", "load_party_ms", "ingest_cost_ratio_n_vs_10000",
         "ingest_ratio", "library_floor_ratio", "project_ratio", "single_p50_ms",
-        "ingest_vs_raw", "raw_single_p99_ms"}
+        "ingest_vs_raw", "raw_single_p99_ms", "library_floor_real_shapes", "ingest_vs_floor_real",
+        "library_floor_real_shapes_cpu_us_per_event", "ingest_vs_floor_real_cpu"}
 
 
 @pytest.mark.slow
@@ -35,6 +36,13 @@ def test_the_bench_prints_every_key_and_counts_command_records_apart() -> None:
     assert figures["ingest_vs_floor"] == pytest.approx(
         figures["ingest_domain_events_per_s"] / figures["library_floor_events_per_s"], abs=2e-3)
     assert figures["rebuild_vs_raw"] == figures["project_ratio"]
+    # the real-shape floor re-made and stored every domain event the ingest stored, no more
+    assert figures["library_floor_real_shapes_events"] == figures["domain_events"]
+    assert figures["ingest_vs_floor_real"] == pytest.approx(
+        figures["ingest_domain_events_per_s"] / figures["library_floor_real_shapes"], abs=2e-3)
+    assert figures["ingest_vs_floor_real_cpu"] == pytest.approx(
+        figures["library_floor_real_shapes_cpu_us_per_event"]
+        / figures["ingest_cpu_us_per_domain_event"], rel=1e-2, abs=2e-3)
     # the library's recorder stores as many rows as there are domain events, in transactions of
     # the ingest's mean size: one head row per ingest commit, at most one commit per 200 lines
     assert 1 <= figures["ingest_transactions"] <= -(-figures["lines"] // 200)

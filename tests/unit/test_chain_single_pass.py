@@ -1,7 +1,8 @@
 """The chain rendered in one pass (`sealed_state`) is the chain `link` defines, the stored bytes
-are the library's rendering with the chain as last key, and the bytes the head folds are the
-canonical form of what is stored: whatever the state's keys (before or after "chain" in sorted
-order, none at all) and values (nested objects, text needing escapes, the placeholder itself)."""
+hold the state's values and the chain (stored format 2: canonically, docs/chain-format.md), and
+the bytes the head folds are the canonical form of what is stored: whatever the state's keys
+(before or after "chain" in sorted order, none at all) and values (nested objects, text needing
+escapes, the placeholder itself)."""
 
 from __future__ import annotations
 
@@ -41,15 +42,17 @@ def test_one_pass_gives_the_chain_link_defines(state: dict[str, Any], previous: 
     oid = uuid4()
     chain, stored, canonical_bytes = sealed_state(previous, oid, version, topic, state)
     assert chain == link(previous, oid, version, topic, state)
-    assert stored == orjson.dumps({**state, CHAIN_KEY: chain})  # the library's form, as before
+    assert orjson.loads(stored) == orjson.loads(orjson.dumps({**state, CHAIN_KEY: chain}))
     assert canonical_bytes == canonical(orjson.loads(stored))
+    assert stored == canonical_bytes  # format 2: what is stored is what the head folds
 
 
 def test_a_nested_placeholder_takes_the_two_pass_path() -> None:
-    state = {"a": {CHAIN_KEY: PLACEHOLDER}, "b": 1}
-    chain, stored, canonical_bytes = sealed_state("", uuid4(), 1, "t", state)
+    state, oid = {"a": {CHAIN_KEY: PLACEHOLDER}, "b": 1}, uuid4()
+    chain, stored, canonical_bytes = sealed_state("", oid, 1, "t", state)
     assert orjson.loads(stored) == {**state, CHAIN_KEY: chain}
-    assert canonical_bytes == canonical(orjson.loads(stored))
+    assert chain == link("", oid, 1, "t", state)
+    assert canonical_bytes == canonical(orjson.loads(stored)) == stored
 
 
 def test_the_head_folds_the_canonical_bytes_as_a_parse_would() -> None:

@@ -139,6 +139,19 @@ def test_intersection_and_overlap_agree_with_the_model(a: SerialSet, b: SerialSe
     assert a.issuperset(b) == (members(b) <= members(a))
 
 
+@given(serial_sets, serial_sets)
+def test_difference_agrees_with_the_model_whatever_the_other_holds(a: SerialSet, b: SerialSet
+                                                                   ) -> None:
+    rest = a.difference(b)
+    assert_normal(rest)
+    assert members(rest) == members(a) - members(b)
+
+
+def test_hand_example_difference() -> None:
+    held = SerialSet(((1, 100), (201, 300)))
+    assert held.difference(SerialSet(((50, 250), (400, 500)))).intervals == ((1, 49), (251, 300))
+
+
 def test_hand_example_take_and_split() -> None:
     s = SerialSet.of([(1, 100), (201, 300)])  # 100 + 100 = 200 serials
     taken, rest = s.take_lowest(150)  # 100 from the first run + 50 from 201

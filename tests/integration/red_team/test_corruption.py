@@ -9,6 +9,7 @@ exits 3 when the store cannot be read at all.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -82,9 +83,18 @@ def test_a_forged_state_that_does_not_decode_is_a_problem_not_a_crash(data: Path
     have written: the replay's failure is reported, exit 1, no traceback."""
     from red_team.rewrite import rewrite_history
 
-    def break_block(state: bytes) -> bytes | None:
-        marker = b'"_type_":"rin","_data_":['
-        return state.replace(marker, marker + b'"bad",', 1) if marker in state else None
+    def broke(value: Any) -> bool:
+        """Put "bad" first in the data of the value's first stored block, if it holds one."""
+        if isinstance(value, dict):
+            if value.get("_type_") == "rin" and isinstance(value.get("_data_"), list):
+                value["_data_"].insert(0, "bad")
+                return True
+            return any(broke(item) for item in value.values())
+        return isinstance(value, list) and any(broke(item) for item in value)
+
+    def break_block(state: bytes) -> bytes | None:  # either key order (docs/chain-format.md)
+        value = orjson.loads(state)
+        return orjson.dumps(value) if broke(value) else None
 
     rewrite_history(data, break_block)
     out = verify(data)
