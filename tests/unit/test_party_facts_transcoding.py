@@ -133,3 +133,31 @@ def test_facts_made_in_memory_take_retirements_too() -> None:
     facts.add_applied(2024, [block])
     facts.add_applied(2024, [block])
     assert facts.applied == {2024: [block, block]}
+
+
+def test_a_snapshot_encodes_a_year_once_then_only_what_is_added(monkeypatch: Any) -> None:
+    """A party's years, made in memory or read by a rule, are encoded by the next snapshot and
+    then kept as stored: the snapshot after renders only the retirements added since, and the
+    years still read back whole and in order (§80.1427)."""
+    transcoder = JSONTranscoder()
+    transcoder.register(DecimalAsStr())
+    register_transcodings(transcoder)
+    earlier = [AppliedRetirement(RinBlock(KEY.with_k(2), n * 10 + 1, n * 10 + 10),
+                                 "compliance", "BBD") for n in range(30)]
+    facts = PartyFacts()
+    facts.add_applied(2015, earlier)
+    rendered: list[RinBlock] = []
+    real = transcodings.block_record
+    monkeypatch.setattr(transcodings, "block_record",
+                        lambda block: rendered.append(block) or real(block))
+    transcoder.encode({"facts": facts})
+    assert len(rendered) == 30
+    new = [AppliedRetirement(RinBlock(KEY.with_k(2), 901, 950), "compliance", "RF")]
+    facts.add_applied(2015, new)
+    stored = transcoder.encode({"facts": facts})
+    assert len(rendered) == 31  # the one block added, not the 30 before it
+    assert facts.applied[2015] == [*earlier, *new]  # read back, from what was stored
+    transcoder.encode({"facts": facts})
+    assert len(rendered) == 31 + 31  # a year read is encoded again whole (a rule may change it)
+    again: PartyFacts = transcoder.decode(stored)["facts"]
+    assert again.applied == {2015: [*earlier, *new]}
