@@ -512,9 +512,9 @@ class Party(Aggregate):
                     (self.effective_date, b.key.vintage, b.gallon_rins) for b in self.rins
                 )
             if self.reason in sep.APPLIED_REASONS and self.compliance_year is not None:
-                facts.applied.setdefault(self.compliance_year, []).extend(
+                facts.add_applied(self.compliance_year, [
                     AppliedRetirement(b, self.reason, self.category) for b in self.rins
-                )
+                ])
 
     class GeneratorBlocked(Event):
         """`generator` went on the party's EMTS blocked list: it refuses that company's RINs

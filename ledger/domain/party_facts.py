@@ -7,6 +7,7 @@ transcoder's job (ledger/infrastructure/transcodings.py).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -46,6 +47,17 @@ class AppliedRetirement:
     block: RinBlock
     reason: str
     category: str | None
+
+
+class RetiredYears(MutableMapping[int, list[AppliedRetirement]], ABC):
+    """Compliance year → the retirements applied to it, which takes a new retirement without
+    reading the year's earlier ones: a store's years (ledger/infrastructure/transcodings.py)
+    keep those undecoded, so replaying or deciding a retirement costs what it adds, not the
+    party's history of retirements for the year (§80.1427, §80.1474(b))."""
+
+    @abstractmethod
+    def add(self, year: int, retirements: list[AppliedRetirement]) -> None:
+        """`retirements` applied to `year` after those already applied to it."""
 
 
 @dataclass
@@ -90,6 +102,14 @@ class PartyFacts:
     def generated_block(self, batch_id: BatchId) -> RinBlock | None:
         """The whole batch-RIN as generated (serials 1..N), or None if no such batch."""
         return self.batches.get(batch_id.vintage, {}).get(batch_id.batch)
+
+    def add_applied(self, year: int, retirements: list[AppliedRetirement]) -> None:
+        """Retirements applied to `year`'s RVOs (§80.1427, §80.1474(b)), added unread to
+        years loaded from a store."""
+        if isinstance(self.applied, RetiredYears):
+            self.applied.add(year, retirements)
+        else:
+            self.applied.setdefault(year, []).extend(retirements)
 
     def produce(self, year: int, volume: Decimal) -> None:
         self.produced[year] = self.produced.get(year, Decimal(0)) + volume

@@ -94,3 +94,70 @@ def test_facts_stored_before_reversals_existed_have_reversed_nothing() -> None:
     older = stored.replace(b'"reversed":', b'"dropped":')  # a key the decoder never reads
     assert b"reversed" not in older
     assert transcoder.decode(older)["facts"].reversed == {}
+
+
+def test_a_retirement_added_to_a_stored_year_decodes_none_of_its_blocks(monkeypatch: Any
+                                                                        ) -> None:
+    """Replaying a retirement, or snapshotting after it, costs what it adds: the year's
+    earlier blocks stay undecoded, and stored again, they come back in order with the new
+    ones after them (§80.1427, §80.1474(b))."""
+    transcoder = JSONTranscoder()
+    transcoder.register(DecimalAsStr())
+    register_transcodings(transcoder)
+    earlier = [AppliedRetirement(RinBlock(KEY.with_k(2), n * 10 + 1, n * 10 + 10),
+                                 "compliance", "BBD") for n in range(40)]
+    data = transcoder.encode({"facts": PartyFacts(applied={2015: earlier})})
+    decoded_blocks: list[str] = []
+    real = transcodings.stored_block
+    monkeypatch.setattr(transcodings, "stored_block",
+                        lambda *record: decoded_blocks.append(record[0]) or real(*record))
+    loaded: PartyFacts = transcoder.decode(data)["facts"]
+    copy = deepcopy(loaded)
+    new = [AppliedRetirement(RinBlock(KEY.with_k(2), 901, 950), "remedial_invalid", "BBD")]
+    loaded.add_applied(2015, new)
+    loaded.add_applied(2016, new)
+    stored = transcoder.encode({"facts": loaded})
+    assert decoded_blocks == []  # neither adding nor storing read the year
+    assert copy.applied[2015] == earlier  # a copy taken before changes apart
+    again: PartyFacts = transcoder.decode(stored)["facts"]
+    assert again.applied[2015] == [*earlier, *new]
+    assert again.applied[2016] == new
+    loaded.add_applied(2015, new)  # a year read takes the new ones as they are
+    assert loaded.applied[2015] == [*earlier, *new, *new]
+
+
+def test_facts_made_in_memory_take_retirements_too() -> None:
+    """Facts never stored (a new party) keep a plain dict of years."""
+    facts = PartyFacts()
+    block = AppliedRetirement(RinBlock(KEY.with_k(2), 1, 5), "compliance", "RF")
+    facts.add_applied(2024, [block])
+    facts.add_applied(2024, [block])
+    assert facts.applied == {2024: [block, block]}
+
+
+def test_a_snapshot_encodes_a_year_once_then_only_what_is_added(monkeypatch: Any) -> None:
+    """A party's years, made in memory or read by a rule, are encoded by the next snapshot and
+    then kept as stored: the snapshot after renders only the retirements added since, and the
+    years still read back whole and in order (§80.1427)."""
+    transcoder = JSONTranscoder()
+    transcoder.register(DecimalAsStr())
+    register_transcodings(transcoder)
+    earlier = [AppliedRetirement(RinBlock(KEY.with_k(2), n * 10 + 1, n * 10 + 10),
+                                 "compliance", "BBD") for n in range(30)]
+    facts = PartyFacts()
+    facts.add_applied(2015, earlier)
+    rendered: list[RinBlock] = []
+    real = transcodings.block_record
+    monkeypatch.setattr(transcodings, "block_record",
+                        lambda block: rendered.append(block) or real(block))
+    transcoder.encode({"facts": facts})
+    assert len(rendered) == 30
+    new = [AppliedRetirement(RinBlock(KEY.with_k(2), 901, 950), "compliance", "RF")]
+    facts.add_applied(2015, new)
+    stored = transcoder.encode({"facts": facts})
+    assert len(rendered) == 31  # the one block added, not the 30 before it
+    assert facts.applied[2015] == [*earlier, *new]  # read back, from what was stored
+    transcoder.encode({"facts": facts})
+    assert len(rendered) == 31 + 31  # a year read is encoded again whole (a rule may change it)
+    again: PartyFacts = transcoder.decode(stored)["facts"]
+    assert again.applied == {2015: [*earlier, *new]}
