@@ -62,8 +62,8 @@ class LockReplay:
     def check(self, fact: Fact) -> None:
         """`fact` used no RINs of a batch locked when it was recorded, or on its date."""
         self.catch_up(fact.notification_id)
-        if fact.effective_date is None:
-            return
+        if fact.effective_date is None or not (self.locks or self.lives):
+            return  # no lock has been placed yet: nothing to check against
         on = date.fromisoformat(fact.effective_date)
         used = [(block, code) for block, code, _, n in changes(fact) if n < 0]
         if fact.kind in USING:
