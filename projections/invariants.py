@@ -19,6 +19,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlite_utils import Database
 
 from ledger.application.ledger import Ledger
@@ -46,22 +47,63 @@ class Reservation:
         return self.end is None or (self.end > day and self.end > self.start)
 
 
-class Replay:
-    """Serial sets per batch (generated, retired, K=2 ever) and per holder, in log order."""
+Slot = tuple[str, str, int]  # (holder, batch, K)
+EMPTY = SerialSet()
 
-    def __init__(self) -> None:
+
+class ClosedBatches:
+    """Batches wholly retired and held by no one, kept in a scratch file instead of memory:
+    conservation held for each when it closed, and a later event on one (an unretirement, a
+    forged receipt) opens it again. So the replay holds the batches still in circulation, not
+    every batch the log ever generated."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        db.execute("CREATE TABLE closed_batches (batch TEXT PRIMARY KEY, generated TEXT, "
+                   "separated TEXT)")
+
+    def close(self, batch: str, generated: SerialSet, separated: SerialSet) -> None:
+        self.db.execute("INSERT OR REPLACE INTO closed_batches VALUES (?, ?, ?)",
+                        [batch, orjson.dumps(generated.intervals).decode(),
+                         orjson.dumps(separated.intervals).decode()])
+
+    def reopen(self, batch: str) -> tuple[SerialSet, SerialSet] | None:
+        """The batch's generated and separated serials, if it was closed (no longer)."""
+        row = self.db.execute("SELECT generated, separated FROM closed_batches WHERE batch = ?",
+                              [batch]).fetchone()
+        if row is None:
+            return None
+        self.db.execute("DELETE FROM closed_batches WHERE batch = ?", [batch])
+        return tuple(SerialSet(tuple(map(tuple, orjson.loads(v))))  # type: ignore[return-value]
+                     for v in row)
+
+
+class Replay:
+    """Serial sets per batch (generated, retired, K=2 ever) and per holder, in log order. A
+    batch wholly retired and held by no one is moved to `closed` (a scratch file), a holder's
+    emptied slot and a sell's reservation that ended the day it began are dropped: memory
+    follows what is in circulation, not the length of the log."""
+
+    def __init__(self, closed: ClosedBatches | None = None) -> None:
+        """`closed`: where closed batches go; None keeps every batch in memory."""
         self.problems: list[str] = []
+        self.closed = closed
         self.generated: dict[str, SerialSet] = {}
-        self.retired: dict[str, SerialSet] = defaultdict(SerialSet)
-        self.separated: dict[str, SerialSet] = defaultdict(SerialSet)
-        self.held: dict[tuple[str, str, int], SerialSet] = defaultdict(SerialSet)
+        self.retired: dict[str, SerialSet] = {}
+        self.separated: dict[str, SerialSet] = {}
+        self.held: dict[Slot, SerialSet] = {}
+        #: how many holders' slots of each batch hold some serials
+        self.holders: dict[str, int] = defaultdict(int)
         #: sells' reservations (§80.1452) per (holder, batch, K), each with its life
-        self.reserved: dict[tuple[str, str, int], list[Reservation]] = defaultdict(list)
+        self.reserved: dict[Slot, list[Reservation]] = defaultdict(list)
         #: the pending sells' reservations, by posting id
-        self.sells: dict[str, list[Reservation]] = {}
+        self.sells: dict[str, list[tuple[Slot, Reservation]]] = {}
 
     def run(self, fact: Fact) -> None:
         where = f"notification {fact.notification_id} ({fact.kind}, party {fact.party})"
+        touched = {batch_of(block) for block in fact.blocks}
+        for batch in touched - self.generated.keys():
+            self.open(batch)
         if fact.kind == "generated":
             block = fact.event.rin
             self.generated[batch_of(block)] = SerialSet(((block.start, block.end),))
@@ -69,6 +111,9 @@ class Replay:
             self.reservation(fact, where)
         for block, code, k, gallon_rins in changes(fact):
             batch, serials = batch_of(block), SerialSet(((block.start, block.end),))
+            if batch not in touched:
+                touched.add(batch)
+                self.open(batch)
             slot = (fact.party, batch, k)
             if gallon_rins < 0 and (by := self.reserving(slot, serials, fact.effective_date
                                                          or "")):
@@ -76,11 +121,11 @@ class Replay:
                                      f"reserved by sell {', '.join(by)}")
             try:
                 if gallon_rins > 0:
-                    if k == 1 and self.separated[batch].overlaps(serials):
+                    if k == 1 and self.separated.get(batch, EMPTY).overlaps(serials):
                         self.problems.append(f"{where}: {code} goes back from K=2 to K=1")
-                    self.held[slot] = self.held[slot].union(serials)
+                    self.hold(slot, self.held.get(slot, EMPTY).union(serials))
                 else:
-                    self.held[slot] = self.held[slot].subtract(serials)
+                    self.hold(slot, self.held.get(slot, EMPTY).subtract(serials))
             except RangeError as exc:
                 self.problems.append(f"{where}: {code}: {exc}")
         if fact.kind == "separated":
@@ -88,55 +133,95 @@ class Replay:
                 if block.key.k != 1:
                     self.problems.append(f"{where}: {block.code} separated with K={block.key.k}")
                 batch = batch_of(block)
-                self.separated[batch] = SerialSet.of([*self.separated[batch], (block.start,
-                                                                               block.end)])
+                self.separated[batch] = SerialSet.of([*self.separated.get(batch, EMPTY),
+                                                      (block.start, block.end)])
         if fact.kind in ("retired", "unretired"):  # an unretirement (a reversal) takes back
             for block in fact.blocks:
                 batch, serials = batch_of(block), SerialSet(((block.start, block.end),))
+                retired = self.retired.get(batch, EMPTY)
                 try:
-                    self.retired[batch] = (self.retired[batch].union(serials)
-                                           if fact.kind == "retired"
-                                           else self.retired[batch].subtract(serials))
+                    self.retired[batch] = (retired.union(serials) if fact.kind == "retired"
+                                           else retired.subtract(serials))
                 except RangeError as exc:
                     self.problems.append(f"{where}: {block.code} {fact.kind} twice or never "
                                          f"retired: {exc}")
+        for batch in touched:
+            self.close_if_done(batch)
+
+    def hold(self, slot: Slot, serials: SerialSet) -> None:
+        """Set a holder's serials of one batch and K; an emptied slot is dropped."""
+        had = slot in self.held
+        if serials:
+            self.held[slot] = serials
+            self.holders[slot[1]] += not had
+        elif had:
+            del self.held[slot]
+            self.holders[slot[1]] -= 1
+
+    def open(self, batch: str) -> None:
+        """Bring a closed batch back into memory before an event changes it."""
+        found = self.closed.reopen(batch) if self.closed else None
+        if found is not None:
+            self.generated[batch], self.retired[batch] = found[0], found[0]
+            if found[1]:
+                self.separated[batch] = found[1]
+
+    def close_if_done(self, batch: str) -> None:
+        """A batch wholly retired that no one holds satisfies conservation now and needs no
+        memory until an event changes it again."""
+        generated = self.generated.get(batch)
+        if (self.closed is None or generated is None or self.holders.get(batch)
+                or self.retired.get(batch) != generated):
+            return
+        self.closed.close(batch, generated, self.separated.pop(batch, EMPTY))
+        del self.generated[batch], self.retired[batch]
+        self.holders.pop(batch, None)
 
     def reservation(self, fact: Fact, where: str) -> None:
         """A sell reserves ranges its poster holds that no other sell reserves on any day of its
         life; a closing ends that life on its date (§80.1452)."""
         event = fact.event
         if fact.kind == "trade_closed":
-            for reservation in self.sells.pop(event.posting, ()):
+            for slot, reservation in self.sells.pop(event.posting, ()):
                 reservation.end = fact.effective_date or ""
+                if not reservation.after(""):  # ended the day it began: never covers a day
+                    self.unreserve(slot, reservation)
             return
         day = fact.effective_date or ""
         made = []
         for block, code in zip(fact.blocks, fact.codes, strict=True):
             slot = (fact.party, batch_of(block), block.key.k)
             serials = SerialSet(((block.start, block.end),))
-            if not self.held[slot].issuperset(serials):
+            if not self.held.get(slot, EMPTY).issuperset(serials):
                 self.problems.append(f"{where}: {code} reserved but not held")
             if others := self.reserving(slot, serials, day):
                 self.problems.append(f"{where}: {code} reserved twice (also by "
                                      f"{', '.join(others)})")
-            made.append(Reservation(event.client_id, serials, day))
-            self.reserved[slot].append(made[-1])
+            made.append((slot, Reservation(event.client_id, serials, day)))
+            self.reserved[slot].append(made[-1][1])
         if made:
             self.sells[event.client_id] = made
 
-    def reserving(self, slot: tuple[str, str, int], serials: SerialSet, day: str) -> list[str]:
+    def unreserve(self, slot: Slot, reservation: Reservation) -> None:
+        lives = self.reserved.get(slot, [])
+        lives[:] = [r for r in lives if r is not reservation]
+        if not lives:
+            self.reserved.pop(slot, None)
+
+    def reserving(self, slot: Slot, serials: SerialSet, day: str) -> list[str]:
         """The sells whose reservation of `serials` lasts past the start of `day`."""
         return [r.posting for r in self.reserved.get(slot, ()) if r.after(day)
                 and r.serials.overlaps(serials)]
 
     def conservation(self) -> list[str]:
-        """Per batch: every holder's serials and the retired ones partition the generated range."""
+        """Per batch in memory: every holder's serials and the retired ones partition the
+        generated range (a closed batch did when it closed, and nothing changed it since)."""
         problems = []
         pieces: dict[str, list[SerialSet]] = defaultdict(list)
         for (_, batch, _), serials in self.held.items():
             pieces[batch].append(serials)
         for batch in sorted(set(self.generated) | set(pieces) | set(self.retired)):
-            parts = [*pieces[batch], self.retired[batch]]
+            parts = [*pieces[batch], self.retired.get(batch, EMPTY)]
             count = sum(len(p) for p in parts)
             union = SerialSet.of(i for p in parts for i in p)
             expected = self.generated.get(batch, SerialSet())
@@ -351,7 +436,8 @@ def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[s
     stop = project(ledger, path)
     locks = LockReplay.of(ledger, stop)
     with tempfile.TemporaryDirectory() as folder:
-        replay, dated = Replay(), DatedChecks(Path(folder) / "dated.sqlite")
+        dated = DatedChecks(Path(folder) / "dated.sqlite")
+        replay = Replay(ClosedBatches(dated.db))
 
         def check(fact: Fact) -> None:
             locks.check(fact)

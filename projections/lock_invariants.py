@@ -10,6 +10,7 @@ write side refuses (ledger/rules/s1474_locks.py). Locked ranges stay in the cons
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
@@ -30,23 +31,25 @@ USING = frozenset({"trade_posted", "split"})
 class LockReplay:
     """The locks in force and the lifted locks' lives, per batch, as of a point in the log."""
 
-    def __init__(self, events: list[tuple[int, Any]]) -> None:
-        self.events = events
-        self.next = 0
+    def __init__(self, events: Iterable[tuple[int, Any]]) -> None:
+        """`events`: (notification id, BatchStatus event) in log order, read as the replay
+        reaches them (the log's pages: memory holds one page, not every lock ever)."""
+        self.events = iter(events)
+        self.next: tuple[int, Any] | None = next(self.events, None)
         self.locks: dict[str, dict[str, date]] = {}
         self.lives: dict[str, list[tuple[date, date]]] = {}
         self.problems: list[str] = []
 
     @classmethod
     def of(cls, ledger: Ledger, stop: int) -> LockReplay:
-        return cls([(logged.notification_id, logged.event)
-                    for logged in ledger.log.events(stop=stop, topics=TOPICS)])
+        return cls((logged.notification_id, logged.event)
+                   for logged in ledger.log.events(stop=stop, topics=TOPICS))
 
     def catch_up(self, position: int) -> None:
         """Apply the lock events recorded before notification `position`."""
-        while self.next < len(self.events) and self.events[self.next][0] < position:
-            event = self.events[self.next][1]
-            self.next += 1
+        while self.next is not None and self.next[0] < position:
+            event = self.next[1]
+            self.next = next(self.events, None)
             if isinstance(event, BatchStatus.Locked):
                 self.locks.setdefault(event.batch, {})[event.holder] = event.effective_date
             elif isinstance(event, BatchStatus.Unlocked):
@@ -59,8 +62,8 @@ class LockReplay:
     def check(self, fact: Fact) -> None:
         """`fact` used no RINs of a batch locked when it was recorded, or on its date."""
         self.catch_up(fact.notification_id)
-        if fact.effective_date is None:
-            return
+        if fact.effective_date is None or not (self.locks or self.lives):
+            return  # no lock has been placed yet: nothing to check against
         on = date.fromisoformat(fact.effective_date)
         used = [(block, code) for block, code, _, n in changes(fact) if n < 0]
         if fact.kind in USING:

@@ -310,41 +310,60 @@ def check_snapshots(app: Application[UUID]) -> list[str]:
     schema = getattr(app.recorder.datastore, "schema", None)  # type: ignore[attr-defined]
     qualified = f'"{schema}"."{table}"' if schema and "SQLITE_DBNAME" not in app.env else table
     problems: list[str] = []
-    for (oid_value,) in query(app, f"SELECT DISTINCT originator_id FROM {qualified}"):
+    for oid_value, last in query(app, f"SELECT originator_id, MAX(originator_version) FROM "
+                                      f"{qualified} GROUP BY originator_id"):
         oid = oid_value if isinstance(oid_value, UUID) else UUID(str(oid_value))
-        problems.extend(check_aggregate_snapshots(app, oid, table))
+        problems.extend(check_aggregate_snapshots(app, oid, table, int(last)))
     return problems
 
 
-def check_aggregate_snapshots(app: Application[UUID], oid: UUID, table: str) -> list[str]:
-    """Replay one aggregate's events once, comparing at each of its snapshots' versions."""
-    stored = {row.originator_version: row for row in store_rows(app, oid)}
+def paged(select: Any, oid: UUID, upto: int | None) -> Iterator[Any]:
+    """One aggregate's stored rows (events or snapshots) in version order up to `upto`, read
+    `PAGE` at a time: memory holds a page, however many events the busiest party has."""
+    after = 0
+    while True:
+        rows = select(oid, gt=after, lte=upto, limit=PAGE)
+        yield from rows
+        if len(rows) < PAGE:
+            return
+        after = rows[-1].originator_version
+
+
+def check_aggregate_snapshots(app: Application[UUID], oid: UUID, table: str,
+                              last: int) -> list[str]:
+    """Replay one aggregate's events once, up to its last snapshot's version `last` (the events
+    after it are no snapshot's), comparing at each snapshot's version; both streamed."""
+    assert app.snapshots is not None
+    stored = paged(app.snapshots.recorder.select_events, oid, None)
+    row = next(stored, None)
     problems: list[str] = []
+    orphans: list[int] = []  # snapshot versions no event has
     aggregate: Any = None
     name = f"aggregate {oid}"
-    try:  # replayed up to its last snapshot: the events after it are no snapshot's
-        for event in app.events.get(oid, lte=max(stored, default=0)):
+    try:
+        for event in map(app.mapper.to_domain_event, paged(app.recorder.select_events, oid,
+                                                            last)):
             aggregate = event.mutate(aggregate)  # type: ignore[attr-defined]
             if aggregate is not None and hasattr(aggregate, "party_id"):
                 name = f"party {aggregate.party_id}"
-            row = stored.pop(event.originator_version, None)
-            if row is not None:
+            version = event.originator_version
+            while row is not None and row.originator_version < version:
+                orphans.append(row.originator_version)
+                row = next(stored, None)
+            if row is not None and row.originator_version == version:
                 problem = compare(app, aggregate, row)
                 if problem:
-                    problems.append(f"{table} row of {name} at version "
-                                    f"{event.originator_version:,}: {problem}")
+                    problems.append(f"{table} row of {name} at version {version:,}: {problem}")
+                row = next(stored, None)
     except Exception as exc:
         problems.append(f"{name}: its events cannot be replayed ({type(exc).__name__}: {exc})")
         return problems
-    for version in sorted(stored):
+    orphans += [row.originator_version] if row is not None else []
+    orphans += [later.originator_version for later in stored]
+    for version in orphans:
         problems.append(f"{table} row of {name} at version {version:,}: the aggregate has no "
                         "event at that version: inserted, or its events deleted")
     return problems
-
-
-def store_rows(app: Application[UUID], oid: UUID) -> list[Any]:
-    assert app.snapshots is not None
-    return list(app.snapshots.recorder.select_events(oid))
 
 
 def compare(app: Application[UUID], aggregate: Any, row: Any) -> str | None:
