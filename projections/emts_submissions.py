@@ -112,9 +112,10 @@ def project(fact: Fact, batch: Batch) -> None:
     elif kind in REMEDIAL or (kind.startswith("transferred_") and not event.postings):
         # the fast path, or a remedial trade: the sell at the party the RINs leave
         side = "Sell" if kind.endswith("_out") else "Buy"
-        single = len(groups(event.rins)) == 1
+        grouped = groups(event.rins)
+        single = len(grouped) == 1
         code = event.reason_code if kind in REMEDIAL else event.trade_reason_code
-        for (vintage, d_code, k), blocks in groups(event.rins).items():
+        for (vintage, d_code, k), blocks in grouped.items():
             rows.append((f"{side}TransactionDetail", None, fact.counterparty, {
                 **attributes(vintage, d_code, blocks), "AssignmentCode": k,
                 "BatchVolume": text(event.volume) if single else None,
@@ -124,8 +125,9 @@ def project(fact: Fact, batch: Batch) -> None:
                 "MatchingTransactionIdentifier": event.client_id,
             }))
     elif kind in ("separated", "retired"):
-        single = len(groups(event.rins)) == 1
-        for (vintage, d_code, k), blocks in groups(event.rins).items():
+        grouped = groups(event.rins)
+        single = len(grouped) == 1
+        for (vintage, d_code, k), blocks in grouped.items():
             fields = {**attributes(vintage, d_code, blocks),
                       "TransactionDate": fact.effective_date}
             if kind == "separated":

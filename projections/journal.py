@@ -39,7 +39,9 @@ KINDS = None  # every Party event
 
 def stamp(moment: datetime) -> str:
     """An aware time as UTC ISO text with microseconds, so that text order is time order."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    if moment.tzinfo is not UTC:  # the log's own timestamps are UTC already: no conversion
+        moment = moment.astimezone(UTC)
+    return moment.isoformat(timespec="microseconds")
 
 
 def project(fact: Fact, batch: Batch) -> None:

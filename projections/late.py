@@ -93,8 +93,9 @@ def project(fact: Fact, batch: Batch) -> None:
     kind = submission_type(fact)
     if kind is None or fact.effective_date is None:
         return
-    effective = date.fromisoformat(fact.effective_date)
-    recorded = fact.event.timestamp.astimezone(UTC).date()
+    effective: date = fact.event.effective_date  # the date `fact.effective_date` writes
+    moment = fact.event.timestamp
+    recorded = (moment if moment.tzinfo is UTC else moment.astimezone(UTC)).date()
     days, deadline = elapsed(effective, recorded), DEADLINES[kind]
     batch.add(LATE, (fact.notification_id, fact.party, fact.event.client_id, kind,
                      fact.effective_date, recorded.isoformat(), days, deadline,

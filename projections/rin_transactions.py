@@ -97,13 +97,15 @@ def project(fact: Fact, batch: Batch) -> None:
     day = fact.effective_date
     assert day is not None, "every RIN transaction is dated"
     price = getattr(event, "price", None)
+    # what every block of the event shares, worked out once per event
+    shared = (fact.party, kind_type, flow, day, int(day[:4]), quarter_of(day), transaction,
+              posting, fact.counterparty)
+    paid, reason = None if price is None else str(price), reason_of(kind, event)
     for seq, (block, code) in enumerate(zip(fact.blocks, fact.codes, strict=True)):
         key = block.key
         batch.add(TRANSACTIONS, (
-            fact.notification_id, seq, fact.party, kind_type, flow, day, int(day[:4]),
-            quarter_of(day), transaction, posting, fact.counterparty, code, key.d_code,
-            key.vintage, key.k,
-            block.gallon_rins, None if price is None else str(price), reason_of(kind, event),
+            fact.notification_id, seq, *shared, code, key.d_code, key.vintage, key.k,
+            block.gallon_rins, paid, reason,
         ))
 
 
