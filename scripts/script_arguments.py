@@ -6,36 +6,32 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
+
+
+def checked(text: str, convert: Callable[[str], float], holds: Callable[[float], bool],
+            kind: str, wanted: str) -> float:
+    """`text` converted, if it is a `kind` and `holds`; else argparse's error saying why."""
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {kind}") from None
+    if not holds(value):
+        raise argparse.ArgumentTypeError(f"{text} is not {wanted}")
+    return value
 
 
 def positive_int(text: str) -> int:
     """A whole number of 1 or more (years, parties)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not 1 or more")
-    return value
+    return int(checked(text, int, lambda v: v >= 1, "whole number", "1 or more"))
 
 
 def positive_float(text: str) -> float:
     """A finite number above 0 (a scale)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text} is not a number above 0")
-    return value
+    return checked(text, float, lambda v: math.isfinite(v) and v > 0, "number",
+                   "a number above 0")
 
 
 def share(text: str) -> float:
     """A fraction from 0 to 1 (a share of lines)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{text} is not from 0 to 1")
-    return value
+    return checked(text, float, lambda v: 0 <= v <= 1, "number", "from 0 to 1")

@@ -17,6 +17,7 @@ from store_access import app_of, as_release_2, stored
 from ledger import Ledger
 from ledger.application.command_input import parse_command
 from ledger.application.handlers import digest
+from ledger.application.store_failures import StoreError
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.infrastructure.chain import GENESIS, fold
 from ledger.infrastructure.command_table import stored_rows
@@ -63,24 +64,37 @@ def test_a_second_save_of_an_id_fails_whole_and_is_reported_duplicate(store: Sto
 def test_a_failed_row_insert_stores_none_of_the_transaction(tmp_path: Path) -> None:
     """A trigger refuses the row (SQLite reports it as a constraint failing, as for an id
     another writer stored first): the events, the head row and the row are all rolled back,
-    and the line, retried, is refused as nothing of it stored."""
+    and the save is a store fault naming the trigger, not a conflict retried 30 times: at the
+    writer's first save with rows it finds the trigger; added after that, the refusal itself
+    names its message (ledger/infrastructure/store_refusals.py)."""
     with Ledger(tmp_path) as ledger:
         assert all(r.status == "applied" for r in ledger.apply_many(MARKET))
         db = sqlite3.connect(tmp_path / "events.sqlite")
-        db.execute("CREATE TRIGGER refuse BEFORE INSERT ON rin_commands BEGIN "
-                   "SELECT RAISE(ABORT, 'disk full'); END")
+        refuse = ("CREATE TRIGGER refuse BEFORE INSERT ON rin_commands BEGIN "
+                  "SELECT RAISE(ABORT, 'disk full'); END")
+        db.execute(refuse)
         db.commit()
         heads = db.execute("SELECT COUNT(*) FROM rin_heads").fetchone()[0]
-        result = ledger.apply(sale("s-1"))
-        assert result.status == "rejected" and "nothing of this line was stored" in str(
-            result.error)
+        with pytest.raises(StoreError, match=r"triggers the ledger did not make \(refuse on "
+                                             r"rin_commands\)"):
+            ledger.apply(sale("s-1"))
         assert ledger.position() == 10
         assert db.execute("SELECT COUNT(*) FROM rin_heads").fetchone()[0] == heads
         assert db.execute("SELECT COUNT(*) FROM rin_commands").fetchone()[0] == 0
         db.execute("DROP TRIGGER refuse")
         db.commit()
-        db.close()
         assert ledger.apply(sale("s-1")).status == "applied"
+        position = ledger.position()
+        db.execute(refuse)
+        db.commit()
+        with pytest.raises(StoreError, match="rin_commands refused the row of command 's-2': "
+                                             "disk full; not another writer"):
+            ledger.apply(sale("s-2"))
+        assert ledger.position() == position
+        assert db.execute("SELECT COUNT(*) FROM rin_commands").fetchone()[0] == 1
+        db.execute("DROP TRIGGER refuse")
+        db.commit()
+        db.close()
         assert ledger.audit() == []
 
 
