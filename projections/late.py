@@ -93,7 +93,7 @@ def project(fact: Fact, batch: Batch) -> None:
     kind = submission_type(fact)
     if kind is None or fact.effective_date is None:
         return
-    effective: date = fact.event.effective_date  # the date `fact.effective_date` writes
+    effective = date.fromisoformat(fact.effective_date)
     moment = fact.event.timestamp
     recorded = (moment if moment.tzinfo is UTC else moment.astimezone(UTC)).date()
     days, deadline = elapsed(effective, recorded), DEADLINES[kind]
