@@ -37,10 +37,7 @@ class LedgerApp(Application[UUID]):
     """Event store, notification log and snapshots for the ledger's aggregates."""
 
     name = "RinLedger"
-    #: a load replays at most 49 events past a party's snapshot, at about 50 µs of CPU each
-    #: (select, decode, apply): 200 let the busiest party of the 100k bench replay 183 of them,
-    #: 9 of its 14 ms (docs/party-load.md)
-    snapshotting_intervals: ClassVar = {Party: 50}
+    snapshotting_intervals: ClassVar = {Party: 200}
     snapshots_failed = 0  # snapshot writes that failed after their events committed
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
