@@ -19,7 +19,9 @@ REGISTER = [
     {"type": "register_party", "party": "2001", "name": "Gulf", "roles": ["blender"]},
     {"type": "register_party", "party": "3001", "name": "Lakeside", "roles": ["obligated_party"]},
 ]
-RETIREMENTS = 50  # 3001: registered, received, 50 retirements = 52 events, past one interval
+INTERVAL = LedgerApp.snapshotting_intervals[Party]
+RETIREMENTS = INTERVAL  # 3001: registered, received, then one retirement an event: past
+EACH = 5_000 // RETIREMENTS  # one interval, 5,000 gallon-RINs retired in all
 
 
 def d6(k: int, quantity: int) -> dict[str, int]:
@@ -62,14 +64,13 @@ def test_an_obligated_partys_snapshot_holds_its_retirements_as_a_replay_does(tmp
              "rins": d6(1, 6_000), "volume": 6_000},
             {"type": "transfer", "date": "2024-03-15", "from": "2001", "to": "3001",
              "rins": d6(2, 6_000)},
-            *(retire(n, 100) for n in range(RETIREMENTS)),  # FIFO: serials 1-5,000
+            *(retire(n, EACH) for n in range(RETIREMENTS)),  # FIFO: serials 1-5,000
         )
-    interval = LedgerApp.snapshotting_intervals[Party]
     with Ledger(tmp_path) as fresh:
         oid = Party.create_id("3001")
         snapshot = next(app_of(fresh).snapshots.get(oid, desc=True, limit=1))  # type: ignore[union-attr]
         loaded = fresh.party("3001")
-        assert loaded.version - snapshot.originator_version < interval
+        assert loaded.version - snapshot.originator_version < INTERVAL
         assert loaded.facts == replayed(fresh, "3001").facts
         assert sum(a.block.gallon_rins for a in loaded.facts.applied[2024]) == 5_000
         # serials 1-250 of the batch, all retired by 3001 for 2024, are found invalid
