@@ -8,6 +8,15 @@ from typing import Any
 
 from ledger import Ledger, Result
 
+#: a producer with one facility, a blender and an obligated party (§80.1450 registrations)
+REGISTRATIONS: list[dict[str, Any]] = [
+    {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],
+     "facilities": ["20001"]},
+    {"type": "register_party", "party": "2001", "name": "Gulf", "roles": ["blender"]},
+    {"type": "register_party", "party": "3001", "name": "Lakeside",
+     "roles": ["obligated_party"]},
+]
+
 
 def three_party_market(separated: int) -> list[dict[str, Any]]:
     """One ethanol batch of 100,000 standardized gallons × EV 1.0 = 100,000 D6 gallon-RINs

@@ -20,6 +20,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent)]
 
+from markets import REGISTRATIONS  # noqa: E402
+
 from ledger.application.ledger import Ledger  # noqa: E402
 
 
@@ -28,11 +30,7 @@ def rins(k: int, quantity: int) -> dict[str, Any]:
 
 
 COMMANDS: list[dict[str, Any]] = [
-    {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],
-     "facilities": ["20001"]},
-    {"type": "register_party", "party": "2001", "name": "Gulf", "roles": ["blender"]},
-    {"type": "register_party", "party": "3001", "name": "Lakeside",
-     "roles": ["obligated_party"]},
+    *REGISTRATIONS,
     {"type": "generate", "id": "g1", "date": "2024-01-02", "party": "1001",
      "facility": "20001", "batch": "00001", "fuel": "ethanol", "d_code": 6, "volume": 10_000},
     {"type": "transfer", "id": "t0", "date": "2024-01-03", "from": "1001", "to": "2001",

@@ -24,16 +24,13 @@ from ledger.domain.trade_book import Status
 from projections import Views
 from tests import applying
 from tests.applying import ok
+from tests.markets import REGISTRATIONS
 from tests.postings import postings
 
 K1 = "1202410012000100001106{:08d}{:08d}"
 K2 = "2202410012000100001106{:08d}{:08d}"
 MARKET: list[dict[str, Any]] = [
-    {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],
-     "facilities": ["20001"]},
-    {"type": "register_party", "party": "2001", "name": "Gulf", "roles": ["blender"]},
-    {"type": "register_party", "party": "3001", "name": "Lakeside",
-     "roles": ["obligated_party"]},
+    *REGISTRATIONS,
     {"type": "generate", "id": "g1", "date": "2024-01-02", "party": "1001",
      "facility": "20001", "batch": "00001", "fuel": "ethanol", "d_code": 6, "volume": 10_000},
     {"type": "transfer", "id": "t0", "date": "2024-01-03", "from": "1001", "to": "2001",

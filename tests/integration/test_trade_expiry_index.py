@@ -19,15 +19,12 @@ from ledger.domain.party import Party
 from ledger.domain.trade_book import Status
 from ledger.infrastructure.pending_postings import TOPICS
 from tests.applying import ok
+from tests.markets import REGISTRATIONS
 from tests.postings import status
 from tests.store_access import app_of
 
 MARKET: list[dict[str, Any]] = [
-    {"type": "register_party", "party": "1001", "name": "Prairie", "roles": ["producer"],
-     "facilities": ["20001"]},
-    {"type": "register_party", "party": "2001", "name": "Gulf", "roles": ["blender"]},
-    {"type": "register_party", "party": "3001", "name": "Lakeside",
-     "roles": ["obligated_party"]},
+    *REGISTRATIONS,
     {"type": "generate", "id": "g1", "date": "2024-01-02", "party": "1001",
      "facility": "20001", "batch": "00001", "fuel": "ethanol", "d_code": 6, "volume": 10_000},
     {"type": "transfer", "id": "t0", "date": "2024-01-02", "from": "1001", "to": "2001",
