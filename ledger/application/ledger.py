@@ -135,6 +135,20 @@ class Ledger:
                 with suppress(KeyError):
                     cache.get(aggregate.id, evict=True)
 
+    def _drop_memory(self) -> None:
+        """Forget everything kept in memory between commands (this ledger's aggregates, the
+        repository's, the indexes of opened records), so the next attempt reads the store alone:
+        a command that fails on consistent reads is retried so before the stored history is
+        suspected, in case memory, not the store, held what could not be replayed."""
+        self._forget()
+        cache = self._app.repository.cache
+        if cache is not None:
+            for aggregate_id in list(cache.cache):
+                with suppress(KeyError):
+                    cache.get(aggregate_id, evict=True)
+        self._opened = InvalidationIndex(self._app.recorder)
+        self._statuses = BatchStatusIndex(self._app.recorder)
+
     def _saved(self, uow: UnitOfWork, recordings: list[Recording[UUID]], position: int) -> None:
         """Keep the saved aggregates in memory if this save came straight after `position`."""
         if not recordings:
@@ -178,6 +192,7 @@ class Ledger:
             parsed = parse_command(command)
         except LedgerError as error:
             return rejected(line, error)
+        fresh = False  # whether this line was already tried again on a fresh load
         for attempt in RETRY.tries():
             position = self.position()
             uow = UnitOfWork(  # the command id is looked up only if the first save fails
@@ -190,13 +205,20 @@ class Ledger:
             except Exception as error:
                 self._forget(uow)
                 # Another writer saved while this command read its aggregates: what it read may
-                # be torn (one aggregate before that save, another after), so read again.
-                if self.position() != position and not RETRY.last(attempt):
+                # be torn (one aggregate before that save, another after), so read again; a
+                # line torn on every attempt lost to other writers, it was not tampered with.
+                if self.position() != position:
+                    if RETRY.last(attempt):
+                        return rejected(line, WriteConflict(RETRY.attempts))
                     self.retries += 1
                     RETRY.pause(attempt)
                     continue
                 if isinstance(error, LedgerError):
                     return rejected(line, error)
+                if not fresh:  # the reads were consistent: rule out anything kept in memory
+                    fresh = True
+                    self._drop_memory()
+                    continue
                 raise unreplayable(error) from error
             result = Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
             try:
@@ -268,15 +290,14 @@ class Ledger:
                 outcome = handle(uow, parse_command(command))
                 uow.collect()
             except Exception as error:
-                if not isinstance(error, LedgerError):
+                torn = self.position() != position  # a read torn by another writer's save
+                if torn or not isinstance(error, LedgerError):
+                    # one line at a time, each read again (and a failure on a fresh load)
+                    # before anything is called unreplayable
                     self._forget(uow)
-                if self.position() != position:  # a read torn by another writer's save
-                    self._forget(uow)
-                    self.retries += 1
+                    self.retries += torn
                     self._one_at_a_time(batch, done)
                     return
-                if not isinstance(error, LedgerError):
-                    raise unreplayable(error) from error
                 results.append(rejected(number, error))
                 continue
             results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))
