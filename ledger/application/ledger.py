@@ -135,6 +135,20 @@ class Ledger:
                 with suppress(KeyError):
                     cache.get(aggregate.id, evict=True)
 
+    def _warm(self, read: list[UUID]) -> None:
+        """Before a retry's reads begin, load again what the attempt before read, and bring the
+        indexes up to now: a writer that lost to another then reads in its window (from its
+        first read to its save) one cache hit per aggregate, not a replay from the store, so
+        that it does not keep losing to a writer whose reads are all in memory."""
+        if not read:
+            return
+        with suppress(Exception):  # a failure here is met, and judged, by the attempt itself
+            now = self.position()
+            self._opened.up_to(now)
+            self._statuses.up_to(now)
+            for aggregate_id in read:
+                self._app.repository.get(aggregate_id, deepcopy_from_cache=False)
+
     def _drop_memory(self) -> None:
         """Forget everything kept in memory between commands (this ledger's aggregates, the
         repository's, the indexes of opened records), so the next attempt reads the store alone:
@@ -193,7 +207,9 @@ class Ledger:
         except LedgerError as error:
             return rejected(line, error)
         fresh = False  # whether this line was already tried again on a fresh load
+        read: list[UUID] = []  # the aggregates the attempt before read
         for attempt in RETRY.tries():
+            self._warm(read)
             position = self.position()
             uow = UnitOfWork(  # the command id is looked up only if the first save fails
                 self._app, optimistic=attempt == 0, cache=self._cache_for(position),
@@ -203,6 +219,7 @@ class Ledger:
             try:
                 outcome = handle(uow, parsed)
             except Exception as error:
+                read = uow.read_ids()
                 self._forget(uow)
                 # Another writer saved while this command read its aggregates: what it read may
                 # be torn (one aggregate before that save, another after), so read again; a
@@ -215,7 +232,8 @@ class Ledger:
                     continue
                 if isinstance(error, LedgerError):
                     return rejected(line, error)
-                if not fresh:  # the reads were consistent: rule out anything kept in memory
+                if not fresh and not RETRY.last(attempt):  # the reads were consistent:
+                    # rule out anything kept in memory before suspecting the store
                     fresh = True
                     self._drop_memory()
                     continue
@@ -224,6 +242,7 @@ class Ledger:
             try:
                 recordings = uow.save()
             except IntegrityError:
+                read = uow.read_ids()
                 if self._landed(uow):
                     return result
                 self.retries += 1
