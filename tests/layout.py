@@ -19,6 +19,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_every_report_answers_the_same_from_postgresql",
         "test_two_processes_projecting_into_postgresql_count_each_event_once",
     ),
+    "integration/test_two_writers_same_lines.py": ALL,  # two writer processes, 3 races: 25 s
     "integration/test_projectors_concurrent.py": (  # two follower processes, a writer: 17 s
         "test_two_projecting_processes_count_each_event_once",),
     "integration/test_library_sharing.py": (  # writer threads against a reader: 5 s; a

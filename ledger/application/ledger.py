@@ -135,6 +135,34 @@ class Ledger:
                 with suppress(KeyError):
                     cache.get(aggregate.id, evict=True)
 
+    def _warm(self, read: list[UUID]) -> None:
+        """Before a retry's reads begin, load again what the attempt before read, and bring the
+        indexes up to now: a writer that lost to another then reads in its window (from its
+        first read to its save) one cache hit per aggregate, not a replay from the store, so
+        that it does not keep losing to a writer whose reads are all in memory."""
+        if not read:
+            return
+        with suppress(Exception):  # a failure here is met, and judged, by the attempt itself
+            now = self.position()
+            self._opened.up_to(now)
+            self._statuses.up_to(now)
+            for aggregate_id in read:
+                self._app.repository.get(aggregate_id, deepcopy_from_cache=False)
+
+    def _drop_memory(self) -> None:
+        """Forget everything kept in memory between commands (this ledger's aggregates, the
+        repository's, the indexes of opened records), so the next attempt reads the store alone:
+        a command that fails on consistent reads is retried so before the stored history is
+        suspected, in case memory, not the store, held what could not be replayed."""
+        self._forget()
+        cache = self._app.repository.cache
+        if cache is not None:
+            for aggregate_id in list(cache.cache):
+                with suppress(KeyError):
+                    cache.get(aggregate_id, evict=True)
+        self._opened = InvalidationIndex(self._app.recorder)
+        self._statuses = BatchStatusIndex(self._app.recorder)
+
     def _saved(self, uow: UnitOfWork, recordings: list[Recording[UUID]], position: int) -> None:
         """Keep the saved aggregates in memory if this save came straight after `position`."""
         if not recordings:
@@ -178,7 +206,10 @@ class Ledger:
             parsed = parse_command(command)
         except LedgerError as error:
             return rejected(line, error)
+        fresh = False  # whether this line was already tried again on a fresh load
+        read: list[UUID] = []  # the aggregates the attempt before read
         for attempt in RETRY.tries():
+            self._warm(read)
             position = self.position()
             uow = UnitOfWork(  # the command id is looked up only if the first save fails
                 self._app, optimistic=attempt == 0, cache=self._cache_for(position),
@@ -188,20 +219,30 @@ class Ledger:
             try:
                 outcome = handle(uow, parsed)
             except Exception as error:
+                read = uow.read_ids()
                 self._forget(uow)
                 # Another writer saved while this command read its aggregates: what it read may
-                # be torn (one aggregate before that save, another after), so read again.
-                if self.position() != position and not RETRY.last(attempt):
+                # be torn (one aggregate before that save, another after), so read again; a
+                # line torn on every attempt lost to other writers, it was not tampered with.
+                if self.position() != position:
+                    if RETRY.last(attempt):
+                        return rejected(line, WriteConflict(RETRY.attempts))
                     self.retries += 1
                     RETRY.pause(attempt)
                     continue
                 if isinstance(error, LedgerError):
                     return rejected(line, error)
+                if not fresh and not RETRY.last(attempt):  # the reads were consistent:
+                    # rule out anything kept in memory before suspecting the store
+                    fresh = True
+                    self._drop_memory()
+                    continue
                 raise unreplayable(error) from error
             result = Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
             try:
                 recordings = uow.save()
             except IntegrityError:
+                read = uow.read_ids()
                 if self._landed(uow):
                     return result
                 self.retries += 1
@@ -268,15 +309,14 @@ class Ledger:
                 outcome = handle(uow, parse_command(command))
                 uow.collect()
             except Exception as error:
-                if not isinstance(error, LedgerError):
+                torn = self.position() != position  # a read torn by another writer's save
+                if torn or not isinstance(error, LedgerError):
+                    # one line at a time, each read again (and a failure on a fresh load)
+                    # before anything is called unreplayable
                     self._forget(uow)
-                if self.position() != position:  # a read torn by another writer's save
-                    self._forget(uow)
-                    self.retries += 1
+                    self.retries += torn
                     self._one_at_a_time(batch, done)
                     return
-                if not isinstance(error, LedgerError):
-                    raise unreplayable(error) from error
                 results.append(rejected(number, error))
                 continue
             results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))

@@ -121,6 +121,10 @@ class UnitOfWork:
         """Remember the version this unit read `aggregate_id` at (0: absent) for the save."""
         self.read[aggregate_id] = aggregate.version if aggregate is not None else 0
 
+    def read_ids(self) -> list[UUID]:
+        """The ids of the aggregates this unit found stored (to load again for a retry)."""
+        return [aggregate_id for aggregate_id, version in self.read.items() if version]
+
     def load(self, aggregate_id: UUID) -> Any:
         """An aggregate as last saved: the ledger's in-memory copy if it has one, else the store's.
 
