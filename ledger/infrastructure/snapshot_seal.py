@@ -102,7 +102,7 @@ class SealedSnapshots(EventStore[UUID]):
             if seal_problem(row, self._sealer.chain_at(originator_id, row.originator_version),
                             signer) is None:
                 snapshot = self.mapper.to_domain_event(row)
-                if is_current(snapshot):
+                if loads_as_current(snapshot):
                     yield snapshot
 
 
@@ -112,6 +112,15 @@ def is_current(snapshot: Any) -> bool:
     past, never upcast into an aggregate that decides a command."""
     stored = snapshot.state.get("class_version", 1)
     return bool(stored >= getattr(resolve_topic(snapshot.topic), "class_version", 1))
+
+
+def loads_as_current(snapshot: Any) -> bool:
+    """Whether a snapshot may decide a command: taken by its aggregate's current class version,
+    or by one its class declares it upcasts exactly (`snapshots_load_from`, Party v6 → v7): a
+    snapshot older still is replayed past."""
+    cls = resolve_topic(snapshot.topic)
+    oldest = getattr(cls, "snapshots_load_from", getattr(cls, "class_version", 1))
+    return bool(snapshot.state.get("class_version", 1) >= oldest)
 
 
 
