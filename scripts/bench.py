@@ -326,6 +326,41 @@ def busiest_party_load_ms(data: Path, store: str | None) -> tuple[str | None, fl
     return party_ids[busiest], statistics.median(times)
 
 
+def busiest_party_read(data: Path, store: str | None, party_id: str | None
+                       ) -> dict[str, Any]:
+    """What a cold load of `party_id` reads, against what it costs (medians of `SAMPLES`): the
+    events it replays after its last snapshot, and the library's read and decode of the same
+    rows (the snapshot row and those events, `Mapper.to_domain_event`, no seal check and no
+    apply), in wall and CPU milliseconds: the floor no load from this store can go below."""
+    from ledger.domain.party import Party
+
+    if party_id is None:
+        return {}
+    app = store_app(data, store)
+    app.repository.cache = None
+    assert app.snapshots is not None
+    oid, decode = Party.create_id(party_id), app.mapper.to_domain_event
+    last = app.snapshots.recorder.select_events(oid, desc=True, limit=1)
+    after = last[0].originator_version if last else 0
+    replayed = len(app.recorder.select_events(oid, gt=after))
+    load_cpu, read_wall, read_cpu = [], [], []
+    for _ in range(SAMPLES):
+        cpu = time.process_time()
+        app.repository.get(oid)
+        load_cpu.append(time.process_time() - cpu)
+        started, cpu = time.perf_counter(), time.process_time()
+        for row in [*app.snapshots.recorder.select_events(oid, desc=True, limit=1),
+                    *app.recorder.select_events(oid, gt=after)]:
+            decode(row)
+        read_wall.append(time.perf_counter() - started)
+        read_cpu.append(time.process_time() - cpu)
+    app.close()
+    return {"load_party_replayed": replayed,
+            "load_party_cpu_ms": round(statistics.median(load_cpu) * 1000, 3),
+            "load_party_read_ms": round(statistics.median(read_wall) * 1000, 3),
+            "load_party_read_cpu_ms": round(statistics.median(read_cpu) * 1000, 3)}
+
+
 def projection_figures(ledger: Ledger, party: str | None, rng: random.Random
                        ) -> tuple[float | None, float | None, float | None]:
     """(events/s rebuilding every read model from scratch, median ms of one as-of query, the
@@ -402,6 +437,7 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         peaks["singles"] = peak_rss_mb()
         read_rate = raw_read(data, url)
         party, load_ms = busiest_party_load_ms(data, url)
+        load_read = busiest_party_read(data, url, party)
         peaks["load"] = peak_rss_mb()
         project_rate, asof_ms, rebuild_s = projection_figures(ledger, party, rng)
         peaks["project"] = peak_rss_mb()
@@ -479,6 +515,7 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         "asof_party_ms": None if asof_ms is None else round(asof_ms, 3),
         "load_party_ms": round(load_ms, 3),
         "busiest_party": party,
+        **load_read,
         "mean_event_bytes": size,
         "load_average": round(os.getloadavg()[0], 2),
         "driver": driver(store),
