@@ -74,11 +74,12 @@ class Party(Aggregate):
     #: 4: `trades`, the party's EMTS postings and the offers made to it (§80.1452).
     #: 5: `blocked`, the generators on the party's EMTS blocked list (§80.1452(d)).
     #: 6: `trades` keeps the pending postings and the released sells' reservation lives only.
-    #: 7: a year of `facts.applied` is stored as one string (the same facts, read faster).
+    #: 7: each year of `facts.applied` and each slot of `holdings` stored as one string (the
+    #: same state, read faster).
     class_version = 7
     #: the oldest version whose snapshots load as this one's (ledger/infrastructure/
     #: snapshot_seal.py `loads_as_current`): a v6 state differs from v7 only in how its store
-    #: lays out `facts.applied`, which the transcoding reads either way
+    #: lays out `facts.applied` and `holdings`, which the transcodings read either way
     snapshots_load_from = 6
 
     @staticmethod
@@ -114,9 +115,10 @@ class Party(Aggregate):
 
     @staticmethod
     def upcast_v6_v7(state: dict[str, Any]) -> None:
-        """A v6 state's `facts.applied` held each year as a list of records; its transcoding
-        (ledger/infrastructure/transcodings.py `year_records`) reads those as it reads a v7
-        year's string, into the same retirements (§80.1427), so the state is as v7 holds it."""
+        """A v6 state held each year of `facts.applied` and each slot of `holdings` as a list
+        of records; the transcodings (ledger/infrastructure/transcodings.py `year_records`,
+        `slot_records`) read those as they read v7's strings, into the same retirements
+        (§80.1427) and holdings, so the state is already as v7 holds it."""
 
     @staticmethod
     @lru_cache(maxsize=16_384)

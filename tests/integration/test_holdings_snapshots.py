@@ -72,7 +72,8 @@ def test_loading_decodes_only_the_slots_used() -> None:
     d4 = next(slot for slot in again if slot[0] == 4)
     assert d4[3] is next(slot for slot in stored if slot[0] == 4)[3]
     d6 = next(slot for slot in again if slot[0] == 6)
-    assert d6[3] == [[KEY_6.prefix, "2024-01-31", "ethanol", "2024-03-01", [[11, 1_000]]]]
+    # Party v7: the slot's records as one string, prefix|generated|fuel|acquired|serials
+    assert d6[3] == f"{KEY_6.prefix}|2024-01-31|ethanol|2024-03-01|11-1000"
     assert loaded.totals() == {(6, 2024, 2): 990, (4, 2024, 2): 500}
 
 

@@ -121,3 +121,23 @@ def test_a_class_without_a_declared_range_loads_only_its_current_snapshots(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delattr(Party, "snapshots_load_from")
     assert loads_as_current(snapshot_of(7)) and not loads_as_current(snapshot_of(6))
+
+
+def test_a_holdings_slot_is_one_string_a_v6_one_reads_the_same_and_an_odd_one_stays_a_list(
+        ) -> None:
+    """Party v7 lays out a slot's holding records the same way (prefix, generation date, fuel,
+    acquisition date, serial intervals); v6's lists of records still read."""
+    holdings_codec = transcodings.HoldingsAsRecords()
+    holdings = holdings_codec.decode([[4, 2023, 2, [
+        [KEY.prefix, "2023-09-01", "biodiesel", "2023-10-02", [[1, 10], [21, 30]]]]]])
+    assert holdings.held_gallon_rins(RinBlock(KEY, 1, 30), date(2023, 10, 2)) == 20
+    assert holdings_codec.encode(holdings) == [[4, 2023, 2, (
+        f"{KEY.prefix}|2023-09-01|biodiesel|2023-10-02|1-10,21-30")]]
+    again = holdings_codec.decode(orjson.loads(orjson.dumps(holdings_codec.encode(holdings))))
+    assert list(again.blocks()) == list(holdings.blocks())
+    odd_key = BlockKey(2, 2023, "1002", "20002", "00007", 15, 4, date(2023, 9, 1), "bio|diesel")
+    odd = holdings_codec.decode([[4, 2023, 2, [
+        [odd_key.prefix, "2023-09-01", "bio|diesel", "2023-10-02", [[1, 10]]]]]])
+    [[*_, stored]] = holdings_codec.encode(odd)
+    assert isinstance(stored, list)
+    assert list(holdings_codec.decode([[4, 2023, 2, stored]]).blocks()) == list(odd.blocks())
