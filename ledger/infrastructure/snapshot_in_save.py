@@ -21,7 +21,7 @@ from uuid import UUID
 import orjson
 from eventsourcing.persistence import StoredEvent
 
-from ledger.infrastructure.chain import CHAIN_KEY, GENESIS
+from ledger.infrastructure.chain import CHAIN_KEY
 
 #: the keyword of `insert_events` that carries a save's `DueSnapshots`
 SNAPSHOTS = "snapshots"
@@ -46,12 +46,17 @@ class DueSnapshots:
 
     def rows(self, stored_events: Sequence[StoredEvent]) -> list[tuple[Any, ...]]:
         """(id, version, topic, state) of each snapshot, sealed to the chain of its aggregate's
-        event at that version among `stored_events` (the save's, so nothing is read back)."""
-        chains = {(UUID(str(s.originator_id)), s.originator_version): s for s in stored_events}
+        event at that version among `stored_events` (the save's, so nothing is read back; a
+        snapshot at a version this save did not store is not stored)."""
+        versions = {snapshot.originator_version for snapshot in self.taken}
+        events = {(s.originator_id, s.originator_version): s for s in stored_events
+                  if s.originator_version in versions}
         rows = []
         for snapshot in self.taken:
-            event = chains.get((snapshot.originator_id, snapshot.originator_version))
-            chain = GENESIS if event is None else str(orjson.loads(event.state)[CHAIN_KEY])
+            event = events.get((snapshot.originator_id, snapshot.originator_version))
+            if event is None:
+                continue
+            chain = str(orjson.loads(event.state)[CHAIN_KEY])
             stored = self.mapper.sealed_snapshot(snapshot, chain)
             rows.append((stored.originator_id, stored.originator_version, stored.topic,
                          stored.state))
@@ -68,6 +73,8 @@ def insert_sqlite(c: Any, due: DueSnapshots | None, stored_events: Sequence[Stor
                 for i, *rest in due.rows(stored_events)]
     except Exception as error:  # nothing inserted: the events commit without snapshots
         due.failure = error
+        return
+    if not rows:
         return
     connection = c.sqlite_cursor.connection
     c.execute(f"SAVEPOINT {SAVEPOINT}")
@@ -93,6 +100,8 @@ def insert_postgres(curs: Any, due: DueSnapshots | None,
         rows = due.rows(stored_events)
     except Exception as error:
         due.failure = error
+        return
+    if not rows:
         return
     import psycopg
 

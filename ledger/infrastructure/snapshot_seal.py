@@ -49,7 +49,7 @@ def sealed(stored: StoredEvent, chain: str, signer: Signer | None) -> StoredEven
                     mac=signer.mac(mac_message(stored.originator_version, chain, digest)))
     return StoredEvent(originator_id=stored.originator_id,
                        originator_version=stored.originator_version, topic=stored.topic,
-                       state=body[:-1] + MARK + orjson.dumps(seal) + b"}")
+                       state=b"".join((memoryview(body)[:-1], MARK, orjson.dumps(seal), b"}")))
 
 
 def split(state: bytes | str) -> tuple[bytes, Any]:
