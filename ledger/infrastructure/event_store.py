@@ -22,11 +22,13 @@ from ledger.domain.party import Party
 from ledger.infrastructure.collector import tune_collector
 from ledger.infrastructure.command_records import CommandRecord, RecordIds, record_ids_of
 from ledger.infrastructure.command_table import COMMANDS, Applied, CommandRow, has_rows, stored_row
+from ledger.infrastructure.head_file import head_keeper
 from ledger.infrastructure.pending_postings import PendingPostings
 from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
 from ledger.infrastructure.repository import LedgerRepository
 from ledger.infrastructure.retry import RETRY
+from ledger.infrastructure.snapshot_in_save import SNAPSHOTS, DueSnapshots, SnapshotsLostTheSave
 from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
 from ledger.infrastructure.transcodings import register_transcodings
 
@@ -38,7 +40,7 @@ class LedgerApp(Application[UUID]):
 
     name = "RinLedger"
     snapshotting_intervals: ClassVar = {Party: 200}
-    snapshots_failed = 0  # snapshot writes that failed after their events committed
+    snapshots_failed = 0  # snapshots not stored with their events (a cache: events kept)
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         tune_collector()  # ledger/infrastructure/collector.py
@@ -47,6 +49,14 @@ class LedgerApp(Application[UUID]):
         self._in_table: bool | None = None
         #: the pending EMTS postings, read from the log once and then only what is new
         self.pending_postings = PendingPostings(self.recorder)
+        #: writes head.json beside a SQLite store, off the commit's path
+        self.head_keeper = head_keeper(self.env)
+
+    def close(self) -> None:
+        """Close the store once head.json holds the last head given to it."""
+        if self.head_keeper is not None:
+            self.head_keeper.close()
+        super().close()
 
     def record_id(self, client_id: str) -> UUID:
         """The id of the command record of `client_id` by this store's scheme, a property of
@@ -110,32 +120,47 @@ class LedgerApp(Application[UUID]):
         and snapshot store rather than `Application.save`, which groups events by aggregate,
         checks each object against the library's runtime protocols (costlier than storing it)
         and snapshots by replaying the aggregate from the store. `commands`: the rows of
-        `rin_commands` stored in the same transaction."""
+        `rin_commands` stored in the same transaction; so are the snapshots due
+        (ledger/infrastructure/snapshot_in_save.py)."""
+        due = self.due_snapshots(events, aggregates)
         try:
-            recordings = self.events.put(events, **{UNCHANGED: unchanged, COMMANDS: commands or []})
-        except Exception:  # the mapper forgets the chains of the events not stored
-            self.mapper.forget(events)  # type: ignore[attr-defined]
-            raise
+            recordings = self._put(events, unchanged, commands, due)
+        except SnapshotsLostTheSave as error:  # nothing stored: again, without the snapshots
+            self.snapshot_failed(error)
+            recordings = self._put(events, unchanged, commands, None)
+        else:
+            if due is not None and due.failure is not None:
+                self.snapshot_failed(due.failure)
         cache = self.repository.cache
         if cache is not None and not self.repository.fastforward:
             for aggregate in aggregates:
                 cache.put(aggregate.id, aggregate)
-        try:
-            self.snapshot_crossed(events, aggregates)
-        except Exception as error:  # a cache: the events are committed, the command stands
-            self.snapshots_failed += 1
-            logger.warning("snapshot not stored (%s): its aggregate replays without it", error)
         return recordings
 
-    def snapshot_crossed(self, events: list[Any], aggregates: list[Any]) -> None:
-        """Snapshot, from memory, each aggregate whose save crossed a multiple of its interval.
+    def _put(self, events: list[Any], unchanged: dict[UUID, int],
+             commands: list[Applied] | None, due: DueSnapshots | None) -> list[Recording[UUID]]:
+        try:
+            return self.events.put(events, **{UNCHANGED: unchanged, COMMANDS: commands or [],
+                                              SNAPSHOTS: due})
+        except Exception:  # the mapper forgets the chains of the events not stored
+            self.mapper.forget(events)  # type: ignore[attr-defined]
+            raise
+
+    def snapshot_failed(self, error: Exception) -> None:
+        """A snapshot was not stored: a cache, so the events were and the command stands."""
+        self.snapshots_failed += 1
+        logger.warning("snapshot not stored (%s): its aggregate replays without it", error)
+
+    def due_snapshots(self, events: list[Any], aggregates: list[Any]) -> DueSnapshots | None:
+        """The snapshot, from memory, of each aggregate whose save crosses a multiple of its
+        interval, to be stored with the events (None: none is due, or taking one failed).
 
         The snapshot is taken at the aggregate's version after the save (a snapshot is a cache
         of state at any version); the aggregate in hand is exactly what a replay of the store
-        would give, since it was just saved, so nothing is read back (the library replays).
+        would give once the events are stored, so nothing is read back (the library replays).
         """
         if self.snapshots is None:
-            return
+            return None
         by_id = {aggregate.id: aggregate for aggregate in aggregates}
         crossed: dict[Any, Any] = {}
         for event in events:
@@ -143,12 +168,23 @@ class LedgerApp(Application[UUID]):
             interval = self.snapshotting_intervals.get(type(aggregate))  # type: ignore[arg-type]
             if interval and event.originator_version % interval == 0:
                 crossed[event.originator_id] = aggregate
-        snapshots = [
-            getattr(type(aggregate), "Snapshot", type(self).snapshot_class).take(aggregate)  # type: ignore[union-attr]
-            for aggregate in crossed.values()
-        ]
-        if snapshots:
-            self.snapshots.put(snapshots)  # one transaction for all of this save's snapshots
+        if not crossed:
+            return None
+        try:
+            taken = [
+                getattr(type(aggregate), "Snapshot", type(self).snapshot_class).take(aggregate)  # type: ignore[union-attr]
+                for aggregate in crossed.values()
+            ]
+        except Exception as error:  # a cache: the events are saved without it
+            self.snapshot_failed(error)
+            return None
+        return DueSnapshots(taken, self.mapper, snapshot_table(self.snapshots.recorder))
+
+
+def snapshot_table(recorder: Any) -> str:
+    """The snapshot recorder's table, qualified by its schema on PostgreSQL."""
+    schema = getattr(recorder.datastore, "schema", None)
+    return f'"{schema}"."{recorder.events_table_name}"' if schema else recorder.events_table_name
 
 
 def first_record(recorder: ApplicationRecorder) -> tuple[str | None, UUID | None]:

@@ -22,6 +22,7 @@ from eventsourcing.persistence import StoredEvent
 
 from ledger.infrastructure.command_table import COMMANDS
 from ledger.infrastructure.read_check import UNCHANGED
+from ledger.infrastructure.snapshot_in_save import SNAPSHOTS
 
 if TYPE_CHECKING:  # pragma: no cover
     from eventsourcing.persistence import Tracking
@@ -40,15 +41,16 @@ class SQLiteSaveHook:
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         return self.insert_in_transaction(c, stored_events, kwargs.get(UNCHANGED),
-                                          kwargs.get(COMMANDS, ()))
+                                          kwargs.get(COMMANDS, ()), kwargs.get(SNAPSHOTS))
 
     def insert_in_transaction(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any,
-        commands: Sequence[Any] = (),
+        commands: Sequence[Any] = (), snapshots: Any = None,
     ) -> Sequence[int] | None:
         """Insert `stored_events` on the transaction's cursor `c`; return their ids in order.
         `unchanged`: what the save only read (ledger/infrastructure/read_check.py); `commands`:
-        the transaction's command rows (ledger/infrastructure/command_table.py)."""
+        the transaction's command rows (ledger/infrastructure/command_table.py); `snapshots`:
+        those due (ledger/infrastructure/snapshot_in_save.py)."""
         raise NotImplementedError
 
 

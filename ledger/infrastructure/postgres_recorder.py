@@ -45,6 +45,8 @@ from ledger.infrastructure.command_table import COMMANDS, CommandWriter, refused
 from ledger.infrastructure.command_table import create_postgres as create_commands
 from ledger.infrastructure.heads import TABLE, HeadWriter, create_postgres, notification
 from ledger.infrastructure.read_check import IDS_PER_QUERY, UNCHANGED, check_unchanged
+from ledger.infrastructure.snapshot_in_save import SNAPSHOTS
+from ledger.infrastructure.snapshot_in_save import insert_postgres as insert_snapshots
 
 BEGIN, COMMIT = SQL("BEGIN"), SQL("COMMIT")
 
@@ -93,6 +95,7 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
                 curs.execute(BEGIN)
                 ids = self.insert_in_transaction(curs, stored_events, kwargs.get(UNCHANGED),
                                                  kwargs.get(COMMANDS, ()))
+                insert_snapshots(curs, kwargs.get(SNAPSHOTS), stored_events)  # savepoint, last
                 curs.execute(COMMIT)
         except Exception as error:
             refused = refused_at_commit(error)  # ledger/infrastructure/command_table.py

@@ -5,8 +5,9 @@ notification id). This one sends up to `ROWS_PER_STATEMENT` events per multi-row
 `INSERT … RETURNING rowid` (SQLite ≥ 3.35). SQLite does not promise the order of RETURNING rows,
 but inside one write transaction an ordinary rowid table gives each new row the largest rowid
 plus one, so the sorted rowids are the rows' insertion order, which is the events' order.
-It also stores each transaction's command rows (ledger/infrastructure/command_table.py) and head
-row (ledger/infrastructure/heads.py) in the same transaction.
+It also stores each transaction's command rows (ledger/infrastructure/command_table.py), head
+row (ledger/infrastructure/heads.py) and due snapshots (ledger/infrastructure/snapshot_in_save.py)
+in the same transaction.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from ledger.infrastructure.command_table import CommandWriter
 from ledger.infrastructure.eventsourcing_adapter import SQLiteSaveHook
 from ledger.infrastructure.heads import CREATE_SQLITE, HeadWriter, notification
 from ledger.infrastructure.read_check import check_unchanged
+from ledger.infrastructure.snapshot_in_save import DueSnapshots
+from ledger.infrastructure.snapshot_in_save import insert_sqlite as insert_snapshots
 from ledger.infrastructure.store_refusals import StoreRefused, is_integrity
 
 #: 4 parameters a row; SQLite ≥ 3.32 allows 32,766 parameters a statement
@@ -56,13 +59,14 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
 
     def insert_in_transaction(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any,
-        commands: Sequence[Any] = (),
+        commands: Sequence[Any] = (), snapshots: DueSnapshots | None = None,
     ) -> Sequence[int] | None:
         notification_ids = self._insert_rows(c, stored_events, commands)
         # After the inserts this transaction holds SQLite's write lock and reads the latest
         # commit: what the save only read cannot move until it ends
         # (ledger/infrastructure/read_check.py).
         check_unchanged(unchanged, lambda ids: self._latest(c, ids))
+        insert_snapshots(c, snapshots, stored_events)  # last, in a savepoint of their own
         return notification_ids
 
     def _latest(self, c: SQLiteCursor, ids: list[UUID]) -> dict[UUID, int]:

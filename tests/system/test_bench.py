@@ -52,6 +52,7 @@ def test_the_bench_prints_every_key_and_counts_command_records_apart() -> None:
         figures["ingest_domain_events_per_s"] / figures["raw_same_batches_events_per_s"],
         abs=2e-3)
     assert figures["raw_single_p50_ms"] <= figures["raw_single_p99_ms"]
+    assert 0 < figures["single_cpu_p50_ms"] <= figures["single_cpu_p99_ms"]  # each command's CPU
     assert figures["ingest_vs_raw_cpu"] == pytest.approx(
         figures["raw_same_batches_cpu_us_per_event"] / figures["ingest_cpu_us_per_domain_event"],
         rel=1e-2, abs=2e-3)
