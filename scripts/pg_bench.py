@@ -25,8 +25,10 @@ from typing import Any, TypeVar
 
 import orjson
 
+from ledger.simulation.market import MONTHS, generate_market
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench  # noqa: E402  (the script beside this one)
+import bench  # the script beside this one
 
 T = TypeVar("T")
 
@@ -67,13 +69,13 @@ def run(events: int, store: str, seed: int, single_commands: int) -> dict[str, A
     with tempfile.TemporaryDirectory(prefix="rin-pgbench-") as tmp:
         folder = Path(tmp)
         data, url = bench.fresh_store(store, folder, "big")
-        lines = bench.generate_market(events // bench.LINE_EVENTS, seed)
+        lines = generate_market(events // bench.LINE_EVENTS, seed)
         big, big_server = on_server(store, lambda: bench.ingest(data, url, events, lines))
         ledger, stored = big.ledger, big.stored
         transactions = sum(1 for _ in ledger.stored_heads())
         domain = stored - bench.record_events(data, url)
         size = bench.state_size(data, url)
-        every = max(1, events // bench.LINE_EVENTS // (bench.MONTHS // 12 * single_commands))
+        every = max(1, events // bench.LINE_EVENTS // (MONTHS // 12 * single_commands))
         single = bench.singles(ledger, lines, every)
         ledger.close()
         per_transaction = max(1, round(domain / max(1, transactions)))
