@@ -164,18 +164,6 @@ class CommandWriter:
             raise StoreRefused(f"{problem}; nothing was stored (run `rin verify`)")
         self._schema_checked = True
 
-    def refuse_stored(self, query: Query, commands: Sequence[Applied]) -> None:
-        """Raise `IntegrityError` if any of `commands`' client ids is stored (PostgreSQL, where
-        every refusal must come before the insert; SQLite's UNIQUE key refuses by itself)."""
-        from eventsourcing.persistence import IntegrityError
-
-        if not commands:
-            return
-        stored = query(f"SELECT client_id FROM {self.table} WHERE client_id = ANY(%s)",
-                       ([a.client_id for a in commands],))
-        if stored:
-            raise IntegrityError(f"command id {stored[0][0]!r} already applied")
-
     def insert(self, query: Query, ids: Sequence[int],
                commands: Sequence[Applied]) -> list[CommandRow]:
         """Store one row per command (each at the notification id of its last event), chained
@@ -183,16 +171,7 @@ class CommandWriter:
         if not commands:
             return []
         self.check_schema(query)
-        last = query(f"SELECT notification_id, chain FROM {self.table} "
-                     "ORDER BY notification_id DESC LIMIT 1", ())
-        previous, chain = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
-        rows = []
-        for applied in commands:
-            at = ids[applied.last]
-            chain = link(chain, at, applied.client_id, applied.digest, applied.events, previous)
-            rows.append(CommandRow(at, applied.client_id, applied.digest, applied.events,
-                                   previous, chain))
-            previous = at
+        rows = self.chained(query(self.last_row_sql, ()), ids, commands)
         m = self._marker
         for first in range(0, len(rows), ROWS_PER_STATEMENT):
             chunk = rows[first:first + ROWS_PER_STATEMENT]
@@ -208,6 +187,27 @@ class CommandWriter:
                 if refused is error:
                     raise
                 raise refused from error
+        return rows
+
+    @property
+    def last_row_sql(self) -> str:
+        """The statement selecting the last stored row's notification id and chain."""
+        return f"SELECT notification_id, chain FROM {self.table} " \
+               "ORDER BY notification_id DESC LIMIT 1"
+
+    @staticmethod
+    def chained(last: Sequence[Sequence[Any]], ids: Sequence[int],
+                commands: Sequence[Applied]) -> list[CommandRow]:
+        """The rows of `commands`, each at the notification id of its last event, chained onto
+        `last` (the rows of `last_row_sql`: none, or the last stored row)."""
+        previous, chain = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
+        rows = []
+        for applied in commands:
+            at = ids[applied.last]
+            chain = link(chain, at, applied.client_id, applied.digest, applied.events, previous)
+            rows.append(CommandRow(at, applied.client_id, applied.digest, applied.events,
+                                   previous, chain))
+            previous = at
         return rows
 
     def refusal(self, query: Query, chunk: Sequence[CommandRow], error: Exception) -> Exception:
@@ -229,8 +229,8 @@ class CommandWriter:
 def refused_at_commit(error: Exception) -> Exception:
     """A PostgreSQL save's error, raised at its COMMIT (the rows go with it): `StoreRefused`
     if the rows were refused, since a stored id was refused before the insert (under the table
-    lock, `CommandWriter.refuse_stored`), so it is no other writer (a row forged ahead of the
-    log); else `error` itself (a version conflict on the events stays a conflict)."""
+    lock, ledger/infrastructure/postgres_function.py), so it is no other writer (a row forged
+    ahead of the log); else `error` itself (a version conflict on the events stays a conflict)."""
     cause = error if hasattr(error, "diag") else error.__cause__
     table = getattr(getattr(cause, "diag", None), "table_name", None)
     if table != TABLE or not is_integrity(error):

@@ -1,34 +1,37 @@
 """The PostgreSQL application recorder: the library's table, notification ids, table lock and
-NOTIFY channel, with the saving transaction written here in three round trips, and in it the
+NOTIFY channel, with the saving transaction written here in two round trips, and in it the
 ledger's own steps: the check that what a save only read is unchanged
-(ledger/infrastructure/read_check.py) and the head row of the transaction
-(ledger/infrastructure/heads.py). Imported only for a PostgreSQL store (psycopg).
+(ledger/infrastructure/read_check.py), the command rows (ledger/infrastructure/command_table.py)
+and the head row of the transaction (ledger/infrastructure/heads.py). Imported only for a
+PostgreSQL store (psycopg).
 
 9.5.6's `insert_events` waits for the server about seven times a save, eight with the ledger's
-steps hooked into it (docs/performance.md, "PostgreSQL"); it also commits the events when a
-step after the insert raises, so every refusal had to be made before it. Here, in psycopg's
-pipeline mode:
+steps hooked into it (docs/performance.md, "PostgreSQL"). Here, in psycopg's pipeline mode
+(docs/postgres.md):
 
 1. BEGIN, the lock timeout, `LOCK TABLE … IN EXCLUSIVE MODE` (writers one at a time, so
-   notification ids are issued in commit order, as the library promises), then the read check's
-   versions, the last head row and the last notification id: one round trip; a refusal is
-   raised here, before anything is inserted;
-2. NOTIFY and one multi-row INSERT … RETURNING of the events (parallel arrays sent in binary,
-   fed in order): one round trip;
-3. the head row folded over the new ids, and COMMIT: one round trip.
+   notification ids are issued in commit order, as the library promises), what the refusals
+   read (the read check's versions, the last head row, the last notification id, this save's
+   command ids already stored, the last command row), NOTIFY and one multi-row INSERT …
+   RETURNING of the events (parallel arrays sent in binary, fed in order): one round trip. A
+   refusal is raised on reading them, before COMMIT, so the insert is rolled back with the
+   transaction;
+2. the command rows (parallel arrays again), the head row folded over the new ids, and
+   COMMIT: one round trip.
 
-BEGIN and COMMIT travel with the first and last. An exception anywhere inside rolls the whole
-transaction back. `insert_in_transaction` is the whole of it on one cursor: rows that must
-commit with the events go next to its steps (a statement without results adds no round trip).
+An exception anywhere inside rolls the whole transaction back. `insert_in_transaction` is the
+whole of it on one cursor: rows that must commit with the events go next to its steps (a
+statement without results adds no round trip).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
-from uuid import UUID
 
+import orjson
 from eventsourcing.persistence import (
+    IntegrityError,
     InterfaceError,
     Notification,
     OperationalError,
@@ -41,10 +44,18 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
-from ledger.infrastructure.command_table import COMMANDS, CommandWriter, refused_at_commit
+from ledger.infrastructure.command_table import (
+    COMMANDS,
+    FIELDS,
+    CommandRow,
+    CommandWriter,
+    refused_at_commit,
+)
+from ledger.infrastructure.command_table import TABLE as COMMAND_TABLE
 from ledger.infrastructure.command_table import create_postgres as create_commands
 from ledger.infrastructure.heads import TABLE, HeadWriter, create_postgres, notification
-from ledger.infrastructure.read_check import IDS_PER_QUERY, UNCHANGED, check_unchanged
+from ledger.infrastructure.postgres_function import NAME, call_statement, create_statement
+from ledger.infrastructure.read_check import UNCHANGED, check_unchanged
 from ledger.infrastructure.snapshot_in_save import SNAPSHOTS
 from ledger.infrastructure.snapshot_in_save import insert_postgres as insert_snapshots
 
@@ -53,7 +64,7 @@ BEGIN, COMMIT = SQL("BEGIN"), SQL("COMMIT")
 
 class LedgerPostgresRecorder(PostgresApplicationRecorder):
     """`PostgresApplicationRecorder` whose saves refuse a read that moved and store the head row
-    of each committed transaction, in three round trips."""
+    of each committed transaction, in two round trips."""
 
     def __init__(self, datastore: PostgresDatastore, **kwargs: Any) -> None:
         super().__init__(datastore, **kwargs)
@@ -65,16 +76,13 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         self.sql_create_statements.append(SQL(create_commands(self.commands.table)))  # type: ignore[arg-type]
         table = SQL("{}.{}").format(Identifier(datastore.schema),
                                     Identifier(self.events_table_name))
-        self._insert_rows = SQL(
-            "INSERT INTO {t} (originator_id, originator_version, topic, state) "
-            "SELECT i, v, t, s FROM unnest(%b::uuid[], %b::bigint[], %b::text[], %b::bytea[]) "
-            "WITH ORDINALITY AS e(i, v, t, s, n) ORDER BY n RETURNING notification_id"
-        ).format(t=table)
-        self._latest = SQL(
-            "SELECT originator_id AS id, MAX(originator_version) AS version FROM {t} "
-            "WHERE originator_id = ANY(%b::uuid[]) GROUP BY originator_id"
-        ).format(t=table)
-        self._notify = SQL("NOTIFY {}").format(Identifier(self.channel_name))
+        self.sql_create_statements.append(SQL(create_statement(  # type: ignore[arg-type]
+            datastore.schema, self.events_table_name, TABLE, COMMAND_TABLE, self.channel_name)))
+        self._save = SQL(call_statement(datastore.schema))
+        self._insert_commands = SQL(
+            f"INSERT INTO {self.commands.table} ({FIELDS}) "
+            "SELECT * FROM unnest(%b::bigint[], %b::text[], %b::text[], %b::text[], "
+            "%b::bigint[], %b::text[])")
         self._table = table
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
@@ -109,48 +117,63 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         commands: Sequence[Any] = (),
     ) -> list[int]:
         """The steps of a save on the transaction's cursor `curs` (in pipeline mode); raises,
-        inserting nothing, if a read moved, the store wants a key this writer lacks, or the
-        store lost its tail."""
-        last_stored = self._lock_and_admit(curs, unchanged)
-        self.commands.refuse_stored(self._query(curs), commands)  # a command id already stored
-        ids = self._insert(curs, stored_events)
-        rows = self.commands.insert(self._query(curs), ids, commands)  # ledger/.../command_table.py
-        self.heads.record(self._query(curs), ids, stored_events, self._gap(curs, last_stored),
-                          rows)
-        return ids
-
-    def _lock_and_admit(self, curs: Cursor[DictRow], unchanged: Any) -> int:
-        """Round trip 1: the table lock, then what the refusals read; returns the last
-        notification id stored (0: none)."""
-        for statement in self.lock_table_statements:
-            curs.execute(statement, prepare=True)
-        conn = curs.connection
-        ids = list(unchanged or ())
-        chunks = [ids[first:first + IDS_PER_QUERY] for first in range(0, len(ids), IDS_PER_QUERY)]
-        latest = [conn.cursor() for _ in chunks]
-        for cursor, chunk in zip(latest, chunks, strict=True):
-            cursor.execute(self._latest, (chunk,), prepare=True)
-        head, stored = conn.cursor(), conn.cursor()
-        head.execute(self.heads.last_head_sql, prepare=True)
-        stored.execute(self.max_notification_id_statement, prepare=True)
-        versions = iter([{UUID(str(row["id"])): row["version"] for row in cursor.fetchall()}
-                         for cursor in latest])  # the first fetch flushes the pipeline
-        check_unchanged(unchanged, lambda _chunk: next(versions))
-        row = stored.fetchone()
-        last_stored = int(row["max"]) if row and row["max"] is not None else 0
-        self.heads.admit_rows([tuple(r.values()) for r in head.fetchall()], last_stored)
-        return last_stored
-
-    def _insert(self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent]) -> list[int]:
-        """Round trip 2: NOTIFY and the events, fed in order, so that sorted ids are theirs."""
-        curs.execute(self._notify, prepare=True)
-        curs.execute(self._insert_rows, (
+        inserting nothing, if a read moved, a command id or an event's version is stored, the
+        store wants a key this writer lacks, or the store lost its tail."""
+        self.commands.check_schema(self._query(curs))  # once a process
+        curs.execute(self.lock_table_statements[0], prepare=True)  # SET LOCAL lock_timeout
+        read = dict(unchanged or {})
+        signer = self.heads.signer
+        curs.execute(self._save, (
+            list(read), list(read.values()), [a.client_id for a in commands],
+            signer.fingerprint if signer else None,
             [e.originator_id for e in stored_events],
             [e.originator_version for e in stored_events],
             [e.topic for e in stored_events],
             [e.state for e in stored_events],
         ), prepare=True)
-        return sorted(row["notification_id"] for row in curs.fetchall())
+        saved = curs.fetchone()  # flushes the pipeline: round trip 1
+        assert saved is not None  # the function returns one row
+        last_stored = self._admit(saved, unchanged)
+        ids = list(saved["ids"])
+        last_command = [] if saved["command_id"] is None else [
+            (saved["command_id"], saved["command_chain"])]
+        rows = self.commands.chained(last_command, ids, commands)
+        self._send_commands(curs, rows)
+        self.heads.record(self._query(curs), ids, stored_events, self._gap(curs, last_stored),
+                          rows)
+        return ids
+
+    def _admit(self, saved: DictRow, unchanged: Any) -> int:
+        """Raise the refusal the save function made, with the ledger's message for it; return
+        the last notification id stored before the save (0: none)."""
+        latest = dict(zip(saved["latest_ids"] or (), saved["latest_versions"] or (),
+                          strict=True))
+        check_unchanged(unchanged, lambda _chunk: latest)
+        last_stored = int(saved["last_stored"])
+        head = saved["head_id"]
+        self.heads.admit_rows([] if head is None else [
+            (head, saved["head_hash"], saved["head_key"])], last_stored)
+        if saved["taken"] is not None:
+            raise IntegrityError(f"command id {saved['taken']!r} already applied")
+        if saved["refused"] == "conflict":
+            raise IntegrityError("an event's aggregate and version is already stored "
+                                 "(another writer saved it first)")
+        if saved["refused"] is not None:  # the function and this check disagree: a bug
+            raise ProgrammingError(f"{NAME} refused the save ({saved['refused']}) but the "
+                                   "recorder's own check admits it")
+        return last_stored
+
+    def _send_commands(self, curs: Cursor[DictRow], rows: Sequence[CommandRow]) -> None:
+        """Queue the command rows: one INSERT of parallel arrays sent in binary, the same
+        statement whatever the count (the multi-row VALUES the SQLite writer sends is parsed
+        by psycopg in Python, a statement a save: docs/postgres.md)."""
+        if not rows:
+            return
+        curs.execute(self._insert_commands, (
+            [r.notification_id for r in rows], [r.client_id for r in rows],
+            [r.digest for r in rows], [orjson.dumps(r.events).decode() for r in rows],
+            [r.previous for r in rows], [r.chain for r in rows],
+        ), prepare=True)
 
     @staticmethod
     def _query(curs: Cursor[DictRow]) -> Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]:

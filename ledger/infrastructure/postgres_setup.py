@@ -5,6 +5,11 @@ PostgreSQL does not make `CREATE TABLE IF NOT EXISTS` safe against another sessi
 the same table (a `UniqueViolation` on `pg_type_typname_nsp_index`, the table's row type). A
 session-level advisory lock, one per schema, lets one process at a time do that set-up; the
 others wait for it, then find everything in place.
+
+The set-up is versioned where it can change: the save function
+(ledger/infrastructure/postgres_function.py) is named by its version (`rin_save_v1`) and made by
+`CREATE OR REPLACE` at every open, under this lock, so a store made before it gets it the first
+time a release with it opens the store, and a later version is a new function beside it.
 """
 
 from __future__ import annotations
