@@ -27,7 +27,7 @@ from ledger.application.positions import Positions
 from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
 from ledger.application.results import rejected
 from ledger.application.rows import HeldBlock, Holding
-from ledger.application.store_failures import StoreError, WriteConflict
+from ledger.application.store_failures import InternalFault, StoreError, WriteConflict
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.batch_status import BatchStatus
 from ledger.domain.errors import LedgerError
@@ -248,10 +248,12 @@ class Ledger:
                 self.retries += 1
                 RETRY.pause(attempt)
                 continue  # another writer got there first: reload, re-check, retry
-            except Exception:
+            except Exception as error:
                 if self._landed(uow):
                     return result
-                raise
+                if isinstance(error, STORE_FAILURES):
+                    raise
+                raise InternalFault(error) from error  # not the store's: the ledger's fault
             self._saved(uow, recordings, position)
             return result
         return rejected(line, WriteConflict(RETRY.attempts))
@@ -327,9 +329,11 @@ class Ledger:
                 self.retries += 1
                 self._one_at_a_time(batch, done)
                 return
-        except Exception:
+        except Exception as error:
             if not self._landed(uow):
-                raise
+                if isinstance(error, STORE_FAILURES):
+                    raise
+                raise InternalFault(error) from error  # not the store's: the ledger's fault
         else:
             self._saved(uow, recordings, position)
         done.extend(results)
