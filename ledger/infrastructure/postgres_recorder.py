@@ -45,6 +45,7 @@ from ledger.infrastructure.command_table import COMMANDS, CommandWriter, refused
 from ledger.infrastructure.command_table import create_postgres as create_commands
 from ledger.infrastructure.heads import TABLE, HeadWriter, create_postgres, notification
 from ledger.infrastructure.read_check import IDS_PER_QUERY, UNCHANGED, check_unchanged
+from ledger.infrastructure.writer_turn import PostgresTurn
 
 BEGIN, COMMIT = SQL("BEGIN"), SQL("COMMIT")
 
@@ -74,6 +75,7 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         ).format(t=table)
         self._notify = SQL("NOTIFY {}").format(Identifier(self.channel_name))
         self._table = table
+        self.turn = PostgresTurn(datastore, f"{datastore.schema}.{self.events_table_name}")
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
@@ -119,6 +121,8 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
     def _lock_and_admit(self, curs: Cursor[DictRow], unchanged: Any) -> int:
         """Round trip 1: the table lock, then what the refusals read; returns the last
         notification id stored (0: none)."""
+        if not self.turn.held:  # a share of the writers' turn (ledger/.../writer_turn.py)
+            curs.execute(self.turn.SHARE, (self.turn.name,), prepare=True)
         for statement in self.lock_table_statements:
             curs.execute(statement, prepare=True)
         conn = curs.connection

@@ -1,4 +1,4 @@
-"""Fairness between writer processes on one SQLite store: a writer whose save keeps losing to
+"""Fairness between writer processes on one store: a writer whose save keeps losing to
 another's takes the writers' turn, so its next attempt cannot lose.
 
 A save reads its aggregates outside the saving transaction and is refused if another writer
@@ -7,7 +7,8 @@ by another process the same writer can lose again and again (session 5: up to ~4
 Every save holds a shared `flock` on the store's file while it inserts; the losing writer
 takes it exclusively before it reads, so no other save can commit until its own has: what it
 reads is what its save checks against. `flock` and SQLite's own (POSIX `fcntl`) locks are
-separate on Linux, so this lock never blocks SQLite's readers or its locking.
+separate on Linux, so this lock never blocks SQLite's readers or its locking. PostgreSQL does
+the same with an advisory lock (`PostgresTurn`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any
 
 
 class WriterTurn:
@@ -59,8 +61,33 @@ class WriterTurn:
                 self._exclusive = False
 
 
+class PostgresTurn:
+    """The same turn on PostgreSQL, an advisory lock named after the events table: every save
+    takes it shared inside its transaction (`SHARE`, sent with the table lock, released at
+    commit); the losing writer holds it exclusively on a connection of its own while it reads
+    and saves (its own save does not take the share)."""
+
+    SHARE = "SELECT pg_advisory_xact_lock_shared(hashtext(%s))"
+
+    def __init__(self, datastore: Any, table: str) -> None:
+        self._datastore = datastore
+        self.name = table  # the lock's name: the schema-qualified events table
+        self.held = False  # this writer holds the turn: its own save takes no share
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._datastore.get_connection() as connection:  # in autocommit mode
+            connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (self.name,))
+            self.held = True
+            try:
+                yield
+            finally:
+                self.held = False
+                connection.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self.name,))
+
+
 def turn_of(recorder: object) -> AbstractContextManager[None]:
-    """`recorder`'s whole writers' turn, or nothing to take if its store has none (PostgreSQL's
-    recorder takes its table lock inside each save: ledger/infrastructure/postgres_recorder.py)."""
+    """`recorder`'s whole writers' turn, or nothing to take if its store has none (an
+    in-memory store, another recorder)."""
     turn = getattr(recorder, "turn", None)
-    return turn.exclusive() if isinstance(turn, WriterTurn) else nullcontext()
+    return turn.exclusive() if isinstance(turn, WriterTurn | PostgresTurn) else nullcontext()

@@ -1,8 +1,9 @@
-"""Fairness between two writer processes on one SQLite store (session 5's finding): a writer
-that keeps losing its save to the other's takes the writers' turn
-(ledger/infrastructure/writer_turn.py) after `Retry.exclusive_after` conflicts, so that try
-reads and saves with no other save in between and cannot lose. So neither writer ever gives a
-line up as a write conflict, however few tries it is allowed past that point.
+"""Fairness between two writer processes on one store (session 5's finding): a writer that
+keeps losing its save to the other's takes the writers' turn after `Retry.exclusive_after`
+conflicts (ledger/infrastructure/writer_turn.py: a file lock on SQLite, an advisory lock on
+PostgreSQL), so that try reads and saves with no other save in between and cannot lose. So
+neither writer ever gives a line up as a write conflict, however few tries it is allowed past
+that point.
 
 The race (as in test_two_writers_same_lines.py): both processes send the same 210 id'd sales
 from 2001 to 3001, in opposite orders, one per transaction, so every save of one contends with
@@ -17,6 +18,7 @@ import multiprocessing
 from pathlib import Path
 from typing import Any
 
+from conftest import Store
 from markets import three_party_market
 from test_two_writers_same_lines import SALES
 
@@ -27,12 +29,13 @@ from ledger.infrastructure.retry import RETRY, Retry
 TRIES = RETRY.exclusive_after + 1  # the first try under the turn is the last allowed
 
 
-def writer(data: Path, backward: bool, barrier: Any, out: Any) -> None:
+def writer(data: Path, url: str | None, env: dict[str, str], backward: bool, barrier: Any,
+           out: Any) -> None:
     """One process: the sales (reversed if `backward`), one per transaction, with `TRIES`
     tries a line; report (backward, each line's (status, citation), conflicts) or a failure."""
     ledger_module.RETRY = Retry(attempts=TRIES)
     lines = SALES[::-1] if backward else SALES
-    with Ledger(data) as ledger:
+    with Ledger(data, store=url, env=env) as ledger:
         barrier.wait(timeout=120)
         try:
             results = [(r.status, r.citation) for r in ledger.apply_many(lines, batch_size=1)]
@@ -41,12 +44,13 @@ def writer(data: Path, backward: bool, barrier: Any, out: Any) -> None:
             out.put((backward, repr(error), 0))
 
 
-def test_neither_of_two_contending_writers_gives_a_line_up(tmp_path: Path) -> None:
-    with Ledger(tmp_path) as ledger:
+def test_neither_of_two_contending_writers_gives_a_line_up(store: Store) -> None:
+    with store.ledger() as ledger:
         assert {r.status for r in ledger.apply_many(three_party_market(40_000))} == {"applied"}
     context = multiprocessing.get_context("spawn")
     barrier, out = context.Barrier(2), context.Queue()
-    processes = [context.Process(target=writer, args=(tmp_path, backward, barrier, out))
+    processes = [context.Process(target=writer, args=(store.data, store.url, store.env,
+                                                      backward, barrier, out))
                  for backward in (False, True)]
     for process in processes:
         process.start()
@@ -62,7 +66,7 @@ def test_neither_of_two_contending_writers_gives_a_line_up(tmp_path: Path) -> No
         # each sale applied by one writer and found a duplicate by the other: none given up
         assert sorted(status for status, _ in pair) == ["applied", "duplicate"], pair
     assert reports[False][1] + reports[True][1] > 0  # the writers did contend
-    with Ledger(tmp_path) as ledger:  # every sale stored once: 210 × 10 K=2 RINs moved
+    with store.ledger() as ledger:  # every sale stored once: 210 × 10 K=2 RINs moved
         assert sum(ledger.party("3001").holdings.totals().values()) == 10_000 + 2_100
         assert sum(ledger.party("2001").holdings.totals().values()) == 40_000 - 12_100
         assert ledger.audit() == []
