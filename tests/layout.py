@@ -20,6 +20,7 @@ SLOW: dict[str, tuple[str, ...]] = {
         "test_two_processes_projecting_into_postgresql_count_each_event_once",
     ),
     "integration/test_two_writers_same_lines.py": ALL,  # two writer processes, 3 races: 25 s
+    "integration/test_writer_fairness.py": ALL,  # two writer processes, one race: 34 s
     "integration/test_projectors_concurrent.py": (  # two follower processes, a writer: 17 s
         "test_two_projecting_processes_count_each_event_once",),
     "integration/test_library_sharing.py": (  # writer threads against a reader: 5 s; a

@@ -6,7 +6,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import suppress
+from contextlib import ExitStack, suppress
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from ledger.application.positions import Positions
 from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
 from ledger.application.results import rejected
 from ledger.application.rows import HeldBlock, Holding
-from ledger.application.store_failures import StoreError, WriteConflict
+from ledger.application.store_failures import InternalFault, StoreError, WriteConflict
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.batch_status import BatchStatus
 from ledger.domain.errors import LedgerError
@@ -43,6 +43,7 @@ from ledger.infrastructure.invalidation_index import InvalidationIndex
 from ledger.infrastructure.retry import RETRY
 from ledger.infrastructure.settings import store_env, store_folder
 from ledger.infrastructure.settings import trade_window as trade_window_setting
+from ledger.infrastructure.writer_turn import turn_of
 
 CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
 #: how a failing store shows itself: the library's errors (it wraps sqlite3's and psycopg's
@@ -208,53 +209,58 @@ class Ledger:
             return rejected(line, error)
         fresh = False  # whether this line was already tried again on a fresh load
         read: list[UUID] = []  # the aggregates the attempt before read
-        for attempt in RETRY.tries():
-            self._warm(read)
-            position = self.position()
-            uow = UnitOfWork(  # the command id is looked up only if the first save fails
-                self._app, optimistic=attempt == 0, cache=self._cache_for(position),
-                opened=self._opened.up_to(position), trade_window=self._trade_window,
-                statuses_opened=self._statuses.up_to(position),
-            )
-            try:
-                outcome = handle(uow, parsed)
-            except Exception as error:
-                read = uow.read_ids()
-                self._forget(uow)
-                # Another writer saved while this command read its aggregates: what it read may
-                # be torn (one aggregate before that save, another after), so read again; a
-                # line torn on every attempt lost to other writers, it was not tampered with.
-                if self.position() != position:
-                    if RETRY.last(attempt):
-                        return rejected(line, WriteConflict(RETRY.attempts))
+        with ExitStack() as turn:  # the writers' turn, once taken, until the line is done
+            for attempt in RETRY.tries():
+                if attempt == RETRY.exclusive_after:  # lost that often: this try cannot
+                    turn.enter_context(turn_of(self._app.recorder))
+                self._warm(read)
+                position = self.position()
+                uow = UnitOfWork(  # the command id is looked up only if the first save fails
+                    self._app, optimistic=attempt == 0, cache=self._cache_for(position),
+                    opened=self._opened.up_to(position), trade_window=self._trade_window,
+                    statuses_opened=self._statuses.up_to(position),
+                )
+                try:
+                    outcome = handle(uow, parsed)
+                except Exception as error:
+                    read = uow.read_ids()
+                    self._forget(uow)
+                    # Another writer saved while this command read its aggregates: what it read may
+                    # be torn (one aggregate before that save, another after), so read again; a
+                    # line torn on every attempt lost to other writers, it was not tampered with.
+                    if self.position() != position:
+                        if RETRY.last(attempt):
+                            return rejected(line, WriteConflict(RETRY.attempts))
+                        self.retries += 1
+                        RETRY.pause(attempt)
+                        continue
+                    if isinstance(error, LedgerError):
+                        return rejected(line, error)
+                    if not fresh and not RETRY.last(attempt):  # the reads were consistent:
+                        # rule out anything kept in memory before suspecting the store
+                        fresh = True
+                        self._drop_memory()
+                        continue
+                    raise unreplayable(error) from error
+                result = Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
+                try:
+                    recordings = uow.save()
+                except IntegrityError:
+                    read = uow.read_ids()
+                    if self._landed(uow):
+                        return result
                     self.retries += 1
                     RETRY.pause(attempt)
-                    continue
-                if isinstance(error, LedgerError):
-                    return rejected(line, error)
-                if not fresh and not RETRY.last(attempt):  # the reads were consistent:
-                    # rule out anything kept in memory before suspecting the store
-                    fresh = True
-                    self._drop_memory()
-                    continue
-                raise unreplayable(error) from error
-            result = Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
-            try:
-                recordings = uow.save()
-            except IntegrityError:
-                read = uow.read_ids()
-                if self._landed(uow):
-                    return result
-                self.retries += 1
-                RETRY.pause(attempt)
-                continue  # another writer got there first: reload, re-check, retry
-            except Exception:
-                if self._landed(uow):
-                    return result
-                raise
-            self._saved(uow, recordings, position)
-            return result
-        return rejected(line, WriteConflict(RETRY.attempts))
+                    continue  # another writer got there first: reload, re-check, retry
+                except Exception as error:
+                    if self._landed(uow):
+                        return result
+                    if isinstance(error, STORE_FAILURES):
+                        raise
+                    raise InternalFault(error) from error  # not the store's: the ledger's fault
+                self._saved(uow, recordings, position)
+                return result
+            return rejected(line, WriteConflict(RETRY.attempts))
 
     def apply_many(
         self, commands: Iterable[CommandInput], *, batch_size: int = 200, first_line: int = 1
@@ -327,9 +333,11 @@ class Ledger:
                 self.retries += 1
                 self._one_at_a_time(batch, done)
                 return
-        except Exception:
+        except Exception as error:
             if not self._landed(uow):
-                raise
+                if isinstance(error, STORE_FAILURES):
+                    raise
+                raise InternalFault(error) from error  # not the store's: the ledger's fault
         else:
             self._saved(uow, recordings, position)
         done.extend(results)

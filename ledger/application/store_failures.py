@@ -1,7 +1,10 @@
 """Failures of the store, not refusals by a rule: a save that kept losing to other writers
-(`WriteConflict`, refused like a rule so its line is reported) and a store that failed."""
+(`WriteConflict`, refused like a rule so its line is reported), a store that failed, and a
+save that failed for a fault of the ledger itself (`InternalFault`)."""
 
 from __future__ import annotations
+
+from eventsourcing.persistence import PersistenceError
 
 from ledger.application.api_errors import LibraryError
 from ledger.domain.errors import LedgerError
@@ -36,3 +39,18 @@ class StoreError(LibraryError):
         )
         super().__init__(f"the store failed: {message} ({committed})")
         self.last_committed_line = last_committed_line
+
+
+class InternalFault(PersistenceError):
+    """A save that failed with an error that is neither the store's nor a conflict (a value the
+    store cannot encode, an error in the ledger's own code inside the saving transaction): a
+    fault of the ledger, not of the input or the store. Nothing of the line was stored (the
+    transaction rolled back); it is reported like a failed store (exit 3), in its own words,
+    never as a traceback (design.md "Exit codes")."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(
+            f"internal error, not the input's or the store's: saving failed with "
+            f"{type(error).__name__}: {' '.join(str(error).split())[:200]}; nothing of the line "
+            "was stored; please report it"
+        )

@@ -13,7 +13,7 @@ import typer
 from eventsourcing.persistence import PersistenceError
 from rich.console import Console
 
-from ledger.application.store_failures import StoreError
+from ledger.application.store_failures import InternalFault, StoreError
 
 STORE_FAILED = 3
 
@@ -46,6 +46,8 @@ def store_failure(error: BaseException) -> str:
     `StoreError`'s cause: the line it names is numbered by the library, not by the file)."""
     if isinstance(error, StoreError) and error.__cause__ is not None:
         error = error.__cause__
+    if isinstance(error, InternalFault):  # the ledger's fault: its own words, not the store's
+        return str(error)
     detail = " ".join(str(error).split())[:200] or type(error).__name__
     lowered = detail.lower()
     kind = next((what for words, what in _KINDS if any(w in lowered for w in words)), None)

@@ -58,6 +58,7 @@ from ledger.infrastructure.postgres_function import NAME, call_statement, create
 from ledger.infrastructure.read_check import UNCHANGED, check_unchanged
 from ledger.infrastructure.snapshot_in_save import SNAPSHOTS
 from ledger.infrastructure.snapshot_in_save import insert_postgres as insert_snapshots
+from ledger.infrastructure.writer_turn import PostgresTurn
 
 BEGIN, COMMIT = SQL("BEGIN"), SQL("COMMIT")
 
@@ -84,6 +85,7 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
             "SELECT * FROM unnest(%b::bigint[], %b::text[], %b::text[], %b::text[], "
             "%b::bigint[], %b::text[])")
         self._table = table
+        self.turn = PostgresTurn(datastore, f"{datastore.schema}.{self.events_table_name}")
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
@@ -120,6 +122,8 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         inserting nothing, if a read moved, a command id or an event's version is stored, the
         store wants a key this writer lacks, or the store lost its tail."""
         self.commands.check_schema(self._query(curs))  # once a process
+        if not self.turn.held:  # a share of the writers' turn (ledger/.../writer_turn.py)
+            curs.execute(self.turn.SHARE, (self.turn.name,), prepare=True)
         curs.execute(self.lock_table_statements[0], prepare=True)  # SET LOCAL lock_timeout
         read = dict(unchanged or {})
         signer = self.heads.signer

@@ -14,6 +14,9 @@ class Retry:
     that contending writers spread out instead of colliding again in lock step."""
 
     attempts: int = 30
+    #: conflicts after which a writer takes the writers' turn for its next tries
+    #: (ledger/infrastructure/writer_turn.py), so that it cannot lose again
+    exclusive_after: int = 3
     longest_pause: float = 0.05  # seconds
     first_pause: float = 0.001
 

@@ -27,6 +27,7 @@ from ledger.infrastructure.read_check import check_unchanged
 from ledger.infrastructure.snapshot_in_save import DueSnapshots
 from ledger.infrastructure.snapshot_in_save import insert_sqlite as insert_snapshots
 from ledger.infrastructure.store_refusals import StoreRefused, is_integrity
+from ledger.infrastructure.writer_turn import WriterTurn
 
 #: 4 parameters a row; SQLite ≥ 3.32 allows 32,766 parameters a statement
 ROWS_PER_STATEMENT = 500
@@ -44,6 +45,17 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
         self._statements: dict[int, str] = {}
         self.heads = HeadWriter()
         self.commands = CommandWriter()
+        pool = datastore.pool
+        self.turn = WriterTurn(None if pool.is_sqlite_memory_mode
+                               else pool.db_name.removeprefix("file:").split("?")[0])
+
+    def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        """The library's save, holding a share of the writers' turn while it runs
+        (ledger/infrastructure/writer_turn.py)."""
+        with self.turn.saving():
+            return super().insert_events(stored_events, **kwargs)
 
     def construct_create_table_statements(self) -> list[str]:
         return [*super().construct_create_table_statements(), CREATE_SQLITE, CREATE_COMMANDS]

@@ -15,7 +15,6 @@ import sqlite3
 from pathlib import Path
 
 import orjson
-import pytest
 
 from ledger.application.command_input import parse_command
 from ledger.application.handlers import digest
@@ -26,22 +25,6 @@ from red_team.rewrite import rewrite_history
 
 NEXT = {"type": "transfer", "id": "t-next", "date": "2024-03-08", "from": "2001", "to": "3001",
         "rins": {"d_code": 6, "vintage": 2024, "k": 2, "quantity": 10}}
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("command-table")
-    build(data)
-    return data
-
-
-@pytest.fixture
-def data(built: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "data"
-    copy.mkdir()
-    for name in ("events.sqlite", "head.json"):
-        (copy / name).write_bytes((built / name).read_bytes())
-    return copy
 
 
 def row(db: sqlite3.Connection, client_id: str) -> tuple[int, str, str, list[str], int, str]:

@@ -37,22 +37,6 @@ NEXT = {"type": "transfer", "id": "t-next", "date": "2024-03-08", "from": "2001"
 T_0005 = next(line for line in MARKET if line.get("id") == "t-0005")
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("command-table-attacks")
-    build(data)
-    return data
-
-
-@pytest.fixture
-def data(built: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "data"
-    copy.mkdir()
-    for name in ("events.sqlite", "head.json"):
-        (copy / name).write_bytes((built / name).read_bytes())
-    return copy
-
-
 def names(db: sqlite3.Connection, *rowids: int) -> list[str]:
     """How a row names the events at these notification ids."""
     marks = ",".join("?" * len(rowids))
