@@ -399,19 +399,25 @@ def dump(path: str | os.PathLike[str]) -> dict[str, list[tuple[Any, ...]]]:
 def compare_with_rebuild(ledger: Ledger, path: Path, stop: int,
                          observe: Observer | None = None) -> list[str]:
     """The incremental views equal a from-scratch rebuild (to the same position) table by
-    table, compared by SQLite itself over the two files (`EXCEPT` both ways, and the row
-    counts) rather than with every row of both copies in memory. `observe` gets each Party
-    event's fact as the rebuild decodes it."""
+    table (`table_differences`). `observe` gets each Party event's fact as the rebuild decodes
+    it."""
     with tempfile.TemporaryDirectory() as folder:
         fresh = Path(folder) / "views.sqlite"
         rebuild(ledger, fresh, stop=stop, observe=observe)
-        db = Database(os.fspath(path))
-        try:
-            db.execute("ATTACH DATABASE ? AS fresh", [os.fspath(fresh)])
-            problems = [problem for t in TABLES if (problem := table_difference(db, t.name))]
-            db.execute("DETACH DATABASE fresh")
-        finally:
-            db.close()
+        return table_differences(path, fresh)
+
+
+def table_differences(path: Path, fresh: Path) -> list[str]:
+    """How the views at `path` differ from their rebuild at `fresh`, compared by SQLite itself
+    over the two files (`EXCEPT` both ways, and the row counts) rather than with every row of
+    both copies in memory."""
+    db = Database(os.fspath(path))
+    try:
+        db.execute("ATTACH DATABASE ? AS fresh", [os.fspath(fresh)])
+        problems = [problem for t in TABLES if (problem := table_difference(db, t.name))]
+        db.execute("DETACH DATABASE fresh")
+    finally:
+        db.close()
     return problems
 
 
@@ -428,25 +434,37 @@ def table_difference(db: Database, name: str) -> str | None:
     return None
 
 
+class InvariantChecks:
+    """What `verify` checks of each Party event's fact as a rebuild decodes it (locks, the
+    replay's conservation, the dated checks in a scratch file in `folder`), then at the end."""
+
+    def __init__(self, folder: Path, locks: LockReplay | None = None) -> None:
+        self.locks = locks or LockReplay()
+        self.dated = DatedChecks(folder / "dated.sqlite")
+        self.replay = Replay(ClosedBatches(self.dated.db))
+
+    def check(self, fact: Fact) -> None:
+        self.locks.check(fact)
+        self.replay.run(fact)
+        self.dated.add(fact)
+
+    def problems(self, differences: list[str], path: Path) -> list[str]:
+        """Every broken invariant, with the views' `differences` from their rebuild."""
+        dated_problems = self.dated.problems()
+        return [
+            *self.replay.problems, *self.locks.problems, *self.replay.conservation(),
+            *dated_problems, *differences, *activity_check.problems(path),
+        ]
+
+
 def verify(ledger: Ledger, path: str | os.PathLike[str] | None = None) -> list[str]:
     """Every broken invariant, one message each; an empty list means all hold. One pass over
     the log, the rebuild's: each fact it decodes is replayed and its dated changes gathered,
-    then dropped."""
+    then dropped (`rin verify` feeds the same checks from its audit's walk instead,
+    projections/verify_pass.py)."""
     path = Path(path or views_path(ledger))
     stop = project(ledger, path)
-    locks = LockReplay.of(ledger, stop)
     with tempfile.TemporaryDirectory() as folder:
-        dated = DatedChecks(Path(folder) / "dated.sqlite")
-        replay = Replay(ClosedBatches(dated.db))
-
-        def check(fact: Fact) -> None:
-            locks.check(fact)
-            replay.run(fact)
-            dated.add(fact)
-
-        differences = compare_with_rebuild(ledger, path, stop, observe=check)
-        dated_problems = dated.problems()
-    return [
-        *replay.problems, *locks.problems, *replay.conservation(), *dated_problems,
-        *differences, *activity_check.problems(path),
-    ]
+        checks = InvariantChecks(Path(folder), LockReplay.of(ledger, stop))
+        differences = compare_with_rebuild(ledger, path, stop, observe=checks.check)
+        return checks.problems(differences, path)

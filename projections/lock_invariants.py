@@ -10,6 +10,7 @@ write side refuses (ledger/rules/s1474_locks.py). Locked ranges stay in the cons
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 from datetime import date
 from typing import Any
@@ -24,6 +25,7 @@ from projections.holdings import changes
 TOPICS = sorted(get_topic(member) for member in vars(BatchStatus).values()
                 if isinstance(member, type) and issubclass(member, BatchStatus.Event)
                 and member not in (BatchStatus.Event, BatchStatus.Created))
+LOCKING = (BatchStatus.Locked, BatchStatus.Unlocked)  # what `catch_up` applies
 #: the party events that use RINs a lock keeps where they are, beyond the holdings changes
 USING = frozenset({"trade_posted", "split"})
 
@@ -31,11 +33,13 @@ USING = frozenset({"trade_posted", "split"})
 class LockReplay:
     """The locks in force and the lifted locks' lives, per batch, as of a point in the log."""
 
-    def __init__(self, events: Iterable[tuple[int, Any]]) -> None:
+    def __init__(self, events: Iterable[tuple[int, Any]] = ()) -> None:
         """`events`: (notification id, BatchStatus event) in log order, read as the replay
-        reaches them (the log's pages: memory holds one page, not every lock ever)."""
+        reaches them (the log's pages: memory holds one page, not every lock ever); more are
+        handed over by `feed` as a walk of the log reaches them."""
         self.events = iter(events)
-        self.next: tuple[int, Any] | None = next(self.events, None)
+        self.fed: deque[tuple[int, Any]] = deque()
+        self.next: tuple[int, Any] | None = self.following()
         self.locks: dict[str, dict[str, date]] = {}
         self.lives: dict[str, list[tuple[date, date]]] = {}
         self.problems: list[str] = []
@@ -45,11 +49,23 @@ class LockReplay:
         return cls((logged.notification_id, logged.event)
                    for logged in ledger.log.events(stop=stop, topics=TOPICS))
 
+    def feed(self, events: Iterable[tuple[int, Any]]) -> None:
+        """More (notification id, event) pairs in log order, after those given so far; those
+        not of BatchStatus are left out."""
+        self.fed.extend(e for e in events if isinstance(e[1], LOCKING))
+        if self.next is None:
+            self.next = self.following()
+
+    def following(self) -> tuple[int, Any] | None:
+        """The next lock event not yet applied: from `events`, then from those fed."""
+        found = next(self.events, None)
+        return found if found is not None or not self.fed else self.fed.popleft()
+
     def catch_up(self, position: int) -> None:
         """Apply the lock events recorded before notification `position`."""
         while self.next is not None and self.next[0] < position:
             event = self.next[1]
-            self.next = next(self.events, None)
+            self.next = self.following()
             if isinstance(event, BatchStatus.Locked):
                 self.locks.setdefault(event.batch, {})[event.holder] = event.effective_date
             elif isinstance(event, BatchStatus.Unlocked):

@@ -204,6 +204,38 @@ def follow(
     return position
 
 
+class Rebuilding:
+    """A rebuild fed page by page by someone else's walk of the log (`rin verify`'s one pass,
+    projections/verify_pass.py) instead of reading the log itself: the same rows, tracking and
+    derived tables as `rebuild`."""
+
+    def __init__(self, path: str | os.PathLike[str], name: str,
+                 observe: Observer | None = None) -> None:
+        self.recorder = open_views(path)
+        self.name = name
+        self.observe = observe
+        self.owners: Owners = {}
+        self.position = 0
+        self.recorder.clear(name)
+
+    def page(self, page: Sequence[LoggedEvent], last: int) -> None:
+        """Project one page's events, tracked at `last` (the page's last notification id)."""
+        batch = collect(page, self.owners, self.observe)
+        self.recorder.record(batch, Tracking(self.name, last), finisher(batch),
+                             after=self.position)
+        self.position = last
+
+    def finish(self) -> None:
+        """The large tables' indexes and the derived tables, built once from all rows."""
+        try:
+            self.recorder.create_table()
+        finally:
+            self.recorder.close()
+
+    def close(self) -> None:
+        self.recorder.close()
+
+
 def collect(page: Sequence[LoggedEvent], owners: Owners, observe: Observer | None = None
             ) -> Batch:
     """Every view's rows for a page of the log; each Party event's fact also to `observe`."""

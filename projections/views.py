@@ -36,6 +36,7 @@ from projections import (
     runner,
     trades,
     transfer_documents,
+    verify_pass,
 )
 from projections.report_head import head_at
 from projections.report_rows import QuarterEnd
@@ -91,6 +92,14 @@ class Views:
     def verify(self) -> list[str]:
         self._sqlite_only("verify")
         return invariants.verify(self.ledger, self.path)
+
+    def verify_all(self, public_key: Any = None, exported: dict[str, Any] | None = None
+                   ) -> list[str]:
+        """Every stored fact (`Ledger.audit`, signatures under `public_key`, an `exported`
+        head), the views file and the invariants, in one walk of the log
+        (projections/verify_pass.py); an empty list means all hold."""
+        self._sqlite_only("verify")
+        return verify_pass.verify(self.ledger, self.path, public_key, exported)
 
     def check_read_side(self) -> list[str]:
         """The views file's SQL definitions and tracking, before anything is projected."""

@@ -33,7 +33,7 @@ from ledger.domain.batch_status import BatchStatus
 from ledger.domain.errors import LedgerError
 from ledger.domain.party import Party
 from ledger.domain.rin import BatchId
-from ledger.infrastructure.audit import audit, stored_heads
+from ledger.infrastructure.audit import Follower, audit, stored_heads
 from ledger.infrastructure.batch_status_index import BatchStatusIndex
 from ledger.infrastructure.chain import chain_head
 from ledger.infrastructure.event_store import open_app
@@ -384,11 +384,13 @@ class Ledger:
         return stored_heads(self._app)
 
     def audit(self, public_key: Ed25519PublicKey | None = None,
-              exported: dict[str, Any] | None = None) -> list[str]:
+              exported: dict[str, Any] | None = None, follower: Follower | None = None
+              ) -> list[str]:
         """Every stored fact that does not hold (chains, heads, signatures under `public_key`,
-        an `exported` head, command records, snapshots), each located; [] if all hold."""
+        an `exported` head, command records, snapshots), each located; [] if all hold. The
+        walk hands `follower` its decoded events (`rin verify`'s rebuild, in the same pass)."""
         with self._lock:
-            return audit(self._app, public_key, exported)
+            return audit(self._app, public_key, exported, follower)
 
     def party(self, party_id: str) -> Party:
         """The party's aggregate as it stands now; `UnknownParty` if it is not registered."""

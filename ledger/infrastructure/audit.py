@@ -12,31 +12,31 @@
 - Command records: each directly follows exactly the events it names
   (ledger/infrastructure/command_records.py); the rows of `rin_commands` also link to the row
   before them and are folded into the head (ledger/infrastructure/command_audit.py).
-- Snapshots: each equals the replay of its aggregate's events up to its version.
+- Snapshots: each equals the replay of its aggregate's events up to its version
+  (ledger/infrastructure/snapshot_check.py), mutated forward from the events the walk decodes.
 
-Every problem names where it is (aggregate, version, notification id, table and row).
+The walk reads the log once, a page at a time; each event is decoded at most once, for the
+snapshot check and for a `Follower` (`verify`'s rebuild and invariants, in projections), which
+gets each page's events while nothing found so far is wrong. Every problem names where it is
+(aggregate, version, notification id, table and row).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Collection, Iterator
+from typing import Any, Protocol
 from uuid import UUID
 
-import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from eventsourcing.application import Application
-from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import Notification
 
 from ledger.infrastructure.chain import (
     GENESIS,
-    SEAL_KEY,
     Links,
     ReadState,
     fold,
-    notifications,
     read_state,
 )
 from ledger.infrastructure.command_audit import CommandAudit
@@ -45,9 +45,10 @@ from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.head_file import read_head_file
 from ledger.infrastructure.heads import TABLE as HEADS_TABLE
 from ledger.infrastructure.heads import Head
+from ledger.infrastructure.notification_pages import pages
 from ledger.infrastructure.row_types import malformed_rows
 from ledger.infrastructure.signing import fingerprint, signature_holds
-from ledger.infrastructure.snapshot_seal import is_current, seal_problem
+from ledger.infrastructure.snapshot_check import SnapshotCheck
 
 PAGE = 1_000
 WINDOW = 256  # the most events one command stores, and more
@@ -109,6 +110,21 @@ def stored_heads(app: Application[UUID], upto: int | None = None) -> Iterator[He
         after = int(rows[-1][0])
 
 
+class Follower(Protocol):
+    """What else reads the walk's decoded events: told the log's end first, then given each
+    page's events of `topics` as (notification id, event) and the page's last notification id
+    (the end, for the last page); told if an event cannot be decoded (it then gets no more)."""
+
+    @property
+    def topics(self) -> Collection[str]: ...
+
+    def begin(self, end: int) -> None: ...
+
+    def page(self, events: list[tuple[int, Any]], last: int) -> None: ...
+
+    def failed(self, notification_id: int, error: Exception) -> None: ...
+
+
 class Audit:
     """One pass over the log; `problems` lists what is wrong, each located."""
 
@@ -147,13 +163,42 @@ class Audit:
     def keep(self, label: str, head: dict[str, Any]) -> None:
         self.kept.setdefault(int(head["notification_id"]), []).append((label, head))
 
-    def run(self) -> list[str]:
+    def run(self, follower: Follower | None = None) -> list[str]:
+        """Every problem found; `follower` gets the decoded events while there is none."""
         self.check_heads_at(0)  # a head kept of the empty log: the genesis hash
-        for note in notifications(self.app, self.end):
-            self.step(note)
+        snapshots = SnapshotCheck(self.app, lambda sql, params: query(self.app, sql, params))
+        if follower is not None:
+            follower.begin(self.end)
+        following = follower is not None
+        for page in pages(self.app.recorder, stop=self.end, size=PAGE):
+            decoded: list[tuple[int, Any]] = []
+            for note in page:
+                self.step(note)
+                following = following and not (
+                    self.problems or self.commands.problems or snapshots.problems)
+                oid = note.originator_id
+                wanted = isinstance(oid, UUID) and snapshots.wants(oid)
+                read = following and follower is not None and note.topic in follower.topics
+                if not (wanted or read):
+                    continue
+                try:
+                    event = self.app.mapper.to_domain_event(note)
+                except Exception as error:  # a state that links and parses, yet is no event
+                    if wanted and isinstance(oid, UUID):
+                        snapshots.cannot_replay(oid, error)
+                    if read and follower is not None:
+                        follower.failed(note.id, error)
+                        following = False
+                    continue
+                if wanted:
+                    snapshots.step(event)
+                if read:
+                    decoded.append((note.id, event))
+            if following and follower is not None:
+                follower.page(decoded, page[-1].id if len(page) == PAGE else self.end)
         self.after_last()
         self.problems.extend(self.commands.after_last())
-        self.problems.extend(check_snapshots(self.app))
+        self.problems.extend(snapshots.after_last())
         return self.problems
 
     def step(self, note: Notification) -> None:
@@ -296,106 +341,8 @@ class Audit:
 
 
 def audit(app: LedgerApp, public_key: Ed25519PublicKey | None = None,
-          exported: dict[str, Any] | None = None) -> list[str]:
-    """Every stored fact that does not hold, each located; an empty list means all hold."""
-    return malformed_rows(app, heads_table(app), query) or Audit(app, public_key, exported).run()
-
-
-def check_snapshots(app: Application[UUID]) -> list[str]:
-    """Each stored snapshot equals the replay of its aggregate's events up to its version."""
-    store = app.snapshots
-    if store is None:
-        return []
-    table = store.recorder.events_table_name  # type: ignore[attr-defined]
-    schema = getattr(app.recorder.datastore, "schema", None)  # type: ignore[attr-defined]
-    qualified = f'"{schema}"."{table}"' if schema and "SQLITE_DBNAME" not in app.env else table
-    problems: list[str] = []
-    for oid_value, last in query(app, f"SELECT originator_id, MAX(originator_version) FROM "
-                                      f"{qualified} GROUP BY originator_id"):
-        oid = oid_value if isinstance(oid_value, UUID) else UUID(str(oid_value))
-        problems.extend(check_aggregate_snapshots(app, oid, table, int(last)))
-    return problems
-
-
-def paged(select: Any, oid: UUID, upto: int | None) -> Iterator[Any]:
-    """One aggregate's stored rows (events or snapshots) in version order up to `upto`, read
-    `PAGE` at a time: memory holds a page, however many events the busiest party has."""
-    after = 0
-    while True:
-        rows = select(oid, gt=after, lte=upto, limit=PAGE)
-        yield from rows
-        if len(rows) < PAGE:
-            return
-        after = rows[-1].originator_version
-
-
-def check_aggregate_snapshots(app: Application[UUID], oid: UUID, table: str,
-                              last: int) -> list[str]:
-    """Replay one aggregate's events once, up to its last snapshot's version `last` (the events
-    after it are no snapshot's), comparing at each snapshot's version; both streamed."""
-    assert app.snapshots is not None
-    stored = paged(app.snapshots.recorder.select_events, oid, None)
-    row = next(stored, None)
-    problems: list[str] = []
-    orphans: list[int] = []  # snapshot versions no event has
-    aggregate: Any = None
-    name = f"aggregate {oid}"
-    try:
-        for event in map(app.mapper.to_domain_event, paged(app.recorder.select_events, oid,
-                                                            last)):
-            aggregate = event.mutate(aggregate)  # type: ignore[attr-defined]
-            if aggregate is not None and hasattr(aggregate, "party_id"):
-                name = f"party {aggregate.party_id}"
-            version = event.originator_version
-            while row is not None and row.originator_version < version:
-                orphans.append(row.originator_version)
-                row = next(stored, None)
-            if row is not None and row.originator_version == version:
-                problem = compare(app, aggregate, row)
-                if problem:
-                    problems.append(f"{table} row of {name} at version {version:,}: {problem}")
-                row = next(stored, None)
-    except Exception as exc:
-        problems.append(f"{name}: its events cannot be replayed ({type(exc).__name__}: {exc})")
-        return problems
-    orphans += [row.originator_version] if row is not None else []
-    orphans += [later.originator_version for later in stored]
-    for version in orphans:
-        problems.append(f"{table} row of {name} at version {version:,}: the aggregate has no "
-                        "event at that version: inserted, or its events deleted")
-    return problems
-
-
-def compare(app: Application[UUID], aggregate: Any, row: Any) -> str | None:
-    """What differs between a stored snapshot and the replayed aggregate, if anything."""
-    try:
-        stored = orjson.loads(row.state)
-        stored_state = stored["state"]
-    except (ValueError, TypeError, KeyError):
-        return "stored state is not a snapshot's JSON"
-    taken = Snapshot.take(aggregate)
-    replayed = orjson.loads(app.mapper.transcoder.encode(taken.state))
-    if stored.get("topic") != taken.topic:
-        return "names another aggregate class"
-    try:  # as the ledger would load it: upcast to the aggregate's current class version
-        snapshot = app.mapper.to_domain_event(row)
-        current = is_current(snapshot)
-        restored = snapshot.mutate(None)  # type: ignore[attr-defined]
-        if not current:  # what the upcast state holds; a current one is compared as stored
-            stored_state = orjson.loads(
-                app.mapper.transcoder.encode(Snapshot.take(restored).state))
-    except Exception as exc:
-        return f"cannot be loaded ({type(exc).__name__}: {exc})"
-    if not current and isinstance(stored_state, dict):  # an older class's: what it holds
-        replayed = {k: v for k, v in replayed.items() if k in stored_state}
-    if not isinstance(stored_state, dict) or stored_state != replayed:
-        keys = sorted(k for k in set(replayed) | set(stored_state if isinstance(
-            stored_state, dict) else {}) if not isinstance(stored_state, dict) or
-            stored_state.get(k) != replayed.get(k))
-        return f"differs from the replay of its events in {', '.join(keys)}: edited"
-    if SEAL_KEY in stored:
-        chain = app.mapper.chain_at(row.originator_id, row.originator_version)  # type: ignore[attr-defined]
-        problem = seal_problem(row, chain, None)
-        if problem:
-            return f"its seal does not hold ({problem}): edited"
-    return None
+          exported: dict[str, Any] | None = None, follower: Follower | None = None) -> list[str]:
+    """Every stored fact that does not hold, each located; an empty list means all hold.
+    `follower` is handed the walk's decoded events (`Audit.run`)."""
+    return malformed_rows(app, heads_table(app), query) or Audit(
+        app, public_key, exported).run(follower)

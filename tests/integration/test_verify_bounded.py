@@ -1,7 +1,9 @@
-"""Issue 15: `rin verify` holds a page of an aggregate, not all of it. The snapshot check reads
-a party's events and snapshots page by page (ledger/infrastructure/audit.py `paged`); with a
-page of 3 rows, a store with snapshots spread over several pages still verifies clean, and an
-edited or inserted snapshot on a later page is still named."""
+"""Issue 15: `rin verify` holds a page of an aggregate, not all of it. The snapshot check takes
+a party's events from the audit's walk of the log, read a page at a time
+(ledger/infrastructure/audit.py `PAGE`), and reads each snapshot row when its version is
+reached (ledger/infrastructure/snapshot_check.py); with a page of 3 rows, a store with
+snapshots spread over several pages still verifies clean, and an edited or inserted snapshot
+on a later page is still named."""
 
 from __future__ import annotations
 
