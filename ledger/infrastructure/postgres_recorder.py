@@ -9,13 +9,14 @@ PostgreSQL store (psycopg).
 steps hooked into it (docs/performance.md, "PostgreSQL"). Here, in psycopg's pipeline mode
 (docs/postgres.md):
 
-1. BEGIN, the lock timeout, `LOCK TABLE … IN EXCLUSIVE MODE` (writers one at a time, so
-   notification ids are issued in commit order, as the library promises), what the refusals
-   read (the read check's versions, the last head row, the last notification id, this save's
-   command ids already stored, the last command row), NOTIFY and one multi-row INSERT …
-   RETURNING of the events (parallel arrays sent in binary, fed in order): one round trip. A
-   refusal is raised on reading them, before COMMIT, so the insert is rolled back with the
-   transaction;
+1. BEGIN, the lock timeout and one call of the save function `rin_save_v1`
+   (ledger/infrastructure/postgres_function.py): under `LOCK TABLE … IN EXCLUSIVE MODE`
+   (writers one at a time, so notification ids are issued in commit order, as the library
+   promises) it reads what the refusals need (the read check's versions, the last head row, the
+   last notification id, this save's command ids already stored, the last command row) and,
+   only if no refusal applies, NOTIFYs and inserts the events (parallel arrays sent in binary,
+   fed in order), so a refused save draws no notification id: one round trip. The refusal is
+   raised here, with the ledger's message, from what the function returns;
 2. the command rows (parallel arrays again), the head row folded over the new ids, and
    COMMIT: one round trip.
 
@@ -136,7 +137,8 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
             [e.state for e in stored_events],
         ), prepare=True)
         saved = curs.fetchone()  # flushes the pipeline: round trip 1
-        assert saved is not None  # the function returns one row
+        if saved is None:
+            raise ProgrammingError(f"{NAME} returned no row")
         last_stored = self._admit(saved, unchanged)
         ids = list(saved["ids"])
         last_command = [] if saved["command_id"] is None else [
