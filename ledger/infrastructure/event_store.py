@@ -22,7 +22,6 @@ from ledger.domain.party import Party
 from ledger.infrastructure.collector import tune_collector
 from ledger.infrastructure.command_records import CommandRecord, RecordIds, record_ids_of
 from ledger.infrastructure.command_table import COMMANDS, Applied, CommandRow, has_rows, stored_row
-from ledger.infrastructure.head_file import head_keeper
 from ledger.infrastructure.pending_postings import PendingPostings
 from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
@@ -49,14 +48,6 @@ class LedgerApp(Application[UUID]):
         self._in_table: bool | None = None
         #: the pending EMTS postings, read from the log once and then only what is new
         self.pending_postings = PendingPostings(self.recorder)
-        #: writes head.json beside a SQLite store, off the commit's path
-        self.head_keeper = head_keeper(self.env)
-
-    def close(self) -> None:
-        """Close the store once head.json holds the last head given to it."""
-        if self.head_keeper is not None:
-            self.head_keeper.close()
-        super().close()
 
     def record_id(self, client_id: str) -> UUID:
         """The id of the command record of `client_id` by this store's scheme, a property of

@@ -2,25 +2,26 @@
 
 The head rows live in the store (ledger/infrastructure/heads.py), so someone who deletes a tail of
 events and the head rows over it leaves a smaller store that is consistent in itself. After each
-commit the ledger also writes its head to `<data>/head.json` (atomically, by rename); `verify`
-checks the store still holds that head. The write is made by a writer thread (`HeadKeeper`),
-off the command's path: a rename over the file costs a single command about 0.6 ms at the
-median and 8-10 ms at its 99th percentile on this machine's ext4 (issue 15), more than the
-commit itself. The head reaches the file moments after its commit, one write for any number
-of commits in between, and the ledger waits for it when closed, when the process exits, and
-before it reads `head.json` itself; so what `verify` is promised is unchanged: a crash just
-after a commit leaves `head.json` at the head before it, as it did when the write followed
-the commit in the same thread. This raises the bar (two places to roll back, not one) but
-is no proof: the file sits beside the data, so whoever can rewrite both can roll both back. Only a
-head kept elsewhere (`rin verify --head` exported, then `--against`) catches that.
+commit the ledger also writes its head to `<data>/head.json`; `verify` checks the store still
+holds that head. This raises the bar (two places to roll back, not one) but is no proof: the
+file sits beside the data, so whoever can rewrite both can roll both back. Only a head kept
+elsewhere (`rin verify --head` exported, then `--against`) catches that.
+
+The file is one record of `RECORD` bytes (the JSON, padded with spaces, which JSON allows),
+overwritten in place by one `pwrite`. A rename over the file (every write before issue 15's
+fourth round) cost a single command 0.4 ms at the median and 10-12 ms at its 99th percentile
+on this machine's ext4, which starts the new file's writeback on such a rename; the write in
+place costs 3 µs (docs/single-command.md). A crash leaves the old record or the new one on a
+disk that writes a 512-byte sector whole (else verify names head.json as unreadable or not
+held by the store: a false alarm, never a head wrongly accepted), and a reader takes the file
+once two reads agree, so a write in progress is read again. A file of another size (written
+by hand, or by an older release) is replaced whole, by rename, as before.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -29,7 +30,6 @@ import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.application import Application
 
-from ledger.infrastructure.heads import Head
 from ledger.infrastructure.signing import Signer
 
 HEAD_FILE = "head.json"
@@ -52,86 +52,65 @@ def head_path(app: Application[UUID]) -> Path | None:
     return Path(events).parent / HEAD_FILE if events else None
 
 
-def write_head(path: Path, head: Head) -> None:
-    """`head` into `path`, atomically: written beside it, then renamed over it."""
-    temporary = path.with_name(f".{HEAD_FILE}.{os.getpid()}.{threading.get_ident()}")
-    try:
-        temporary.write_bytes(orjson.dumps(head.to_dict()))
-        os.replace(temporary, path)
-    except OSError:
-        # The transaction is committed: its results must still be reported. A head.json that
-        # cannot be written stays at an older head, which verify still checks.
-        temporary.unlink(missing_ok=True)
-
-
-class HeadKeeper:
-    """Writes the latest head given to `head.json` on a thread of its own, in the order given,
-    skipping heads a later one overtook before it was written. Its executor's thread finishes
-    the writes queued when the process exits (ThreadPoolExecutor joins its workers then)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._latest: Head | None = None
-        self._queued: Future[None] | None = None  # the write that will take `_latest`
-        self._last: Future[None] | None = None
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="head.json")
-
-    def keep(self, head: Head) -> None:
-        with self._lock:
-            self._latest = head
-            if self._queued is not None:
-                return
-            try:
-                self._queued = self._last = self._writer.submit(self._write)
-                return
-            except RuntimeError:  # closed (or the process is exiting): write it here
-                self._latest = None
-        write_head(self.path, head)
-
-    def _write(self) -> None:
-        with self._lock:
-            head, self._queued = self._latest, None
-        if head is not None:
-            write_head(self.path, head)
-
-    def flush(self) -> None:
-        """Wait until the last head given is in the file."""
-        last = self._last
-        if last is not None:
-            last.result()
-
-    def close(self) -> None:
-        self.flush()
-        self._writer.shutdown(wait=True)
-
-
-def head_keeper(env: Mapping[str, str]) -> HeadKeeper | None:
-    """The keeper of `head.json` beside a SQLite store; None for PostgreSQL (no data folder)."""
-    events = env.get("SQLITE_DBNAME")
-    return HeadKeeper(Path(events).parent / HEAD_FILE) if events else None
+#: head.json's size: a signed head is about 250 bytes of JSON; one disk sector at most
+RECORD = 512
 
 
 def keep_head(app: Application[UUID]) -> None:
-    """Have the head this thread's last commit stored written to `head.json`, if there is one."""
+    """Write the head this thread's last commit stored to `head.json`, if there is one."""
     heads = getattr(app.recorder, "heads", None)
-    keeper: HeadKeeper | None = getattr(app, "head_keeper", None)
-    if heads is None or heads.last is None or keeper is None:
+    path = head_path(app)
+    if heads is None or heads.last is None or path is None:
         return
-    keeper.keep(heads.last)
+    record = orjson.dumps(heads.last.to_dict()).ljust(RECORD)
+    try:
+        if len(record) == RECORD and write_in_place(path, record):
+            return
+        temporary = path.with_name(f".{HEAD_FILE}.{os.getpid()}.{threading.get_ident()}")
+        try:
+            temporary.write_bytes(record)
+            os.replace(temporary, path)
+        finally:
+            temporary.unlink(missing_ok=True)
+    except OSError:
+        # The transaction is committed: its results must still be reported. A head.json that
+        # cannot be written stays at an older head, which verify still checks.
+        pass
+
+
+def write_in_place(path: Path, record: bytes) -> bool:
+    """Overwrite `path` with `record` if it is a file of `RECORD` bytes; False if it is not."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        if os.fstat(fd).st_size != RECORD:
+            return False
+        return os.pwrite(fd, record, 0) == RECORD
+    finally:
+        os.close(fd)
+
+
+def stable_bytes(path: Path, tries: int = 5) -> bytes:
+    """`path`'s bytes once two reads in a row agree (a write in place in progress is seen as
+    a difference, and read again)."""
+    last = path.read_bytes()
+    for _ in range(tries):
+        again = path.read_bytes()
+        if again == last:
+            break
+        last = again
+    return last
 
 
 def read_head_file(app: Application[UUID]) -> dict[str, Any] | str | None:
-    """The head kept in `head.json`, None if there is none, or why it cannot be read; the
-    head this application last gave its keeper is written first."""
-    keeper: HeadKeeper | None = getattr(app, "head_keeper", None)
-    if keeper is not None:
-        keeper.flush()
+    """The head kept in `head.json`, None if there is none, or why it cannot be read."""
     path = head_path(app)
     if path is None or not path.exists():
         return None
     try:
-        head = orjson.loads(path.read_bytes())
+        head = orjson.loads(stable_bytes(path))
         if not (isinstance(head, dict) and isinstance(head.get("notification_id"), int)
                 and isinstance(head.get("hash"), str)):
             return f"{path} is not a head"
