@@ -21,6 +21,7 @@ from store_access import app_of
 from ledger.application.ledger import Ledger
 from ledger.domain.party import Party
 from ledger.infrastructure import audit, snapshot_check
+from ledger.infrastructure.command_records import CommandRecord
 from projections import Views, verify_pass
 
 SNAPSHOTS = {"2001": (5, 50, 120), "3001": (5, 60, 100, 150)}
@@ -138,3 +139,32 @@ def test_a_tampered_event_is_named_in_the_walk_and_nothing_after_it_is_replayed(
     assert any(f"(notification {at:,}): chain mismatch" in p for p in problems), problems
     assert not any(p.startswith(("batch ", "view ", "replaying")) for p in problems), problems
     assert handed and max(handed) < at  # pages before it were replayed, none from its own on
+
+
+def test_the_walk_keeps_no_link_per_command_record_and_a_forged_follower_is_named(
+        tmp_path: Path) -> None:
+    """In a store of release 2's format each command is an aggregate of one event: the walk
+    keeps no link for it (memory would grow by one per command), and a second event forged
+    onto one is still named as that command's, by the link read back from the store."""
+    build(tmp_path, record_events=True)
+    with Ledger(tmp_path) as ledger:
+        walk = audit.Audit(app_of(ledger), None, None)
+        assert walk.run() == []
+        kept = set(walk.links.last)
+    with files(tmp_path) as db:
+        records = db.execute("SELECT COUNT(*) FROM stored_events WHERE topic = ?",
+                             (CommandRecord.Applied.TOPIC,)).fetchone()[0]
+        aggregates = db.execute("SELECT COUNT(DISTINCT originator_id) FROM stored_events"
+                                ).fetchone()[0]
+        assert records > 200 and len(kept) == aggregates - records
+        oid, state = db.execute("SELECT originator_id, state FROM stored_events WHERE topic = ? "
+                                "ORDER BY rowid LIMIT 1 OFFSET 5",
+                                (CommandRecord.Applied.TOPIC,)).fetchone()
+        db.execute("INSERT INTO stored_events VALUES (?, 2, ?, ?)",
+                   (oid, CommandRecord.Applied.TOPIC, state))
+        at = db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0]
+        client_id = orjson.loads(state)["client_id"]
+    with Ledger(tmp_path) as ledger:
+        problems = ledger.audit()
+    assert (f"command {client_id} version 2 (notification {at:,}): chain mismatch: stored "
+            "bytes changed, reordered or inserted") in problems, problems
