@@ -20,6 +20,7 @@ import orjson
 import pytest
 from conftest import Store
 from eventsourcing.persistence import OperationalError
+from store_access import stored
 from typer.testing import CliRunner
 
 from ledger.application.store_failures import InternalFault, StoreError
@@ -90,7 +91,8 @@ def test_a_save_failing_inside_its_transaction_exits_3_naming_it(
     again = cli(store, monkeypatch, "apply", str(lines))
     assert again.exit_code == 0, again.output
     with store.ledger() as ledger:
-        assert ledger.position() == before + 3 * 2  # each sale: the seller's and buyer's event
+        # each sale: the seller's and buyer's event (PostgreSQL's ids may skip what rolled back)
+        assert len(stored(ledger, before)) == 3 * 2
 
 
 def test_a_single_apply_raises_store_error_caused_by_the_fault(
@@ -108,4 +110,4 @@ def test_a_single_apply_raises_store_error_caused_by_the_fault(
         monkeypatch.undo()
         assert ledger.position() == before
         assert ledger.apply(sale(), 7).status == "applied"
-        assert ledger.position() == before + 2
+        assert len(stored(ledger, before)) == 2
