@@ -64,7 +64,7 @@ class Probe(SQLiteSaveHook, SQLiteApplicationRecorder):
 
     def insert_in_transaction(
         self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], unchanged: Any,
-        commands: Sequence[Any] = (),
+        commands: Sequence[Any] = (), snapshots: Any = None,
     ) -> Sequence[int] | None:
         self.seen.append(unchanged)
         self.rows_seen.append(list(commands))
