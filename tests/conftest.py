@@ -109,8 +109,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a pytest-xdist worker, hand its tallies to the controller, which prints them all."""
+    from long_profile import TALLIES
+
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["tallies"] = {section: dict(counts) for section, counts in TALLIES.items()}
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist it is never called
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """Add a finished worker's tallies to the controller's (see `pytest_sessionfinish`)."""
+    from long_profile import merge
+
+    merge(getattr(node, "workeroutput", {}).get("tallies", {}))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Print what the counting tests ran (hostile inputs, state-machine steps; see long_profile)."""
+    """Print what the counting tests ran (hostile inputs, state-machine steps; see long_profile),
+    in every worker of a parallel run together."""
     from long_profile import summary
 
     for line in summary():

@@ -24,6 +24,12 @@ def tally(section: str) -> Counter[str]:
     return TALLIES.setdefault(section, Counter())
 
 
+def merge(tallies: dict[str, dict[str, int]]) -> None:
+    """Add another process's tallies (a pytest-xdist worker's, see conftest) to this one's."""
+    for section, counts in tallies.items():
+        tally(section).update(counts)
+
+
 def summary() -> list[str]:
     """One line per section that counted anything, with its counts."""
     profile = "long (RIN_LONG=1)" if LONG else "default"

@@ -43,12 +43,16 @@ from ledger.infrastructure.invalidation_index import InvalidationIndex
 from ledger.infrastructure.retry import RETRY
 from ledger.infrastructure.settings import store_env, store_folder
 from ledger.infrastructure.settings import trade_window as trade_window_setting
+from ledger.infrastructure.signing import KeyProblem, StoreRefused
 from ledger.infrastructure.writer_turn import turn_of
 
 CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
 #: how a failing store shows itself: the library's errors (it wraps sqlite3's and psycopg's
 #: in most places), sqlite3's where it does not, and the operating system's (disk, files)
 STORE_FAILURES = (PersistenceError, sqlite3.Error, OSError)
+
+#: a failed save that is the store's, or its refusal (a key required, a truncated store)
+SAVE_REFUSALS = (*STORE_FAILURES, StoreRefused, KeyProblem)
 
 
 class HistoryUnreplayable(PersistenceError):
@@ -255,7 +259,7 @@ class Ledger:
                 except Exception as error:
                     if self._landed(uow):
                         return result
-                    if isinstance(error, STORE_FAILURES):
+                    if isinstance(error, SAVE_REFUSALS):
                         raise
                     raise InternalFault(error) from error  # not the store's: the ledger's fault
                 self._saved(uow, recordings, position)
@@ -335,7 +339,7 @@ class Ledger:
                 return
         except Exception as error:
             if not self._landed(uow):
-                if isinstance(error, STORE_FAILURES):
+                if isinstance(error, SAVE_REFUSALS):
                     raise
                 raise InternalFault(error) from error  # not the store's: the ledger's fault
         else:

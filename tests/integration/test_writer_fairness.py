@@ -35,13 +35,13 @@ def writer(data: Path, url: str | None, env: dict[str, str], backward: bool, bar
     tries a line; report (backward, each line's (status, citation), conflicts) or a failure."""
     ledger_module.RETRY = Retry(attempts=TRIES)
     lines = SALES[::-1] if backward else SALES
-    with Ledger(data, store=url, env=env) as ledger:
-        barrier.wait(timeout=120)
-        try:
+    try:  # any failure, the barrier's included, is reported at once, not after out's timeout
+        with Ledger(data, store=url, env=env) as ledger:
+            barrier.wait(timeout=300)
             results = [(r.status, r.citation) for r in ledger.apply_many(lines, batch_size=1)]
             out.put((backward, results, ledger.retries))
-        except Exception as error:  # reported to the test, which fails naming it
-            out.put((backward, repr(error), 0))
+    except Exception as error:  # reported to the test, which fails naming it
+        out.put((backward, repr(error), 0))
 
 
 def test_neither_of_two_contending_writers_gives_a_line_up(store: Store) -> None:
