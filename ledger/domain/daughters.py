@@ -18,7 +18,7 @@ Cuts = Mapping[str, Sequence[int]]  # batch identity YYYYCCCCFFFFFBBBBB → sort
 
 def inner_cuts(block: RinBlock, cuts: Cuts) -> list[int]:
     """The cut serials c with start < c <= end: where `block` spans two daughters."""
-    points = cuts.get(str(block.key.batch_id), ())
+    points = cuts.get(block.key.batch_name, ())
     return [c for c in points if block.start < c <= block.end]
 
 
@@ -37,7 +37,7 @@ def cut(blocks: Iterable[RinBlock], cuts: Cuts) -> list[RinBlock]:
     """`blocks` divided at the cut points, each piece inside one daughter."""
     return [
         RinBlock(block.key, first, last) for block in blocks
-        for first, last in pieces(block.start, block.end, cuts.get(str(block.key.batch_id), ()))
+        for first, last in pieces(block.start, block.end, cuts.get(block.key.batch_name, ()))
     ]
 
 

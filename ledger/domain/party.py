@@ -632,7 +632,7 @@ class Party(Aggregate):
     @property
     def role_words(self) -> list[str]:
         """The roles as the rules (ledger/rules) read them: plain strings."""
-        return list[str](self.roles)
+        return list(self.roles)
 
     # -- generation (§80.1426) ----------------------------------------------------------------
 

@@ -7,7 +7,7 @@ so that a holder can pick first-in-first-out and apply fuel-specific rules witho
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from ledger.rules.s1425_rin import check_code
@@ -28,7 +28,11 @@ class BatchId:
 
 @dataclass(frozen=True, slots=True)
 class BlockKey:
-    """Everything about a block but its serials: what holdings are grouped by."""
+    """Everything about a block but its serials: what holdings are grouped by.
+
+    Its code prefix, batch identity and hash are derived once, when the key is made: a key is
+    made once per batch and K (and remembered when read from the store), but every rule that
+    names a block, every holdings look-up and every stored event asks them again."""
 
     k: int
     vintage: int
@@ -39,18 +43,25 @@ class BlockKey:
     d_code: int
     generated: date
     fuel: str
+    #: the first 22 characters of the code: K, YYYY, CCCC, FFFFF, BBBBB, RR, D
+    prefix: str = field(init=False, repr=False, compare=False)
+    #: the batch's identity (§80.1425(e)) and its 18 characters YYYYCCCCFFFFFBBBBB
+    batch_id: BatchId = field(init=False, repr=False, compare=False)
+    batch_name: str = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def batch_id(self) -> BatchId:
-        return BatchId(self.vintage, self.company, self.facility, self.batch)
+    def __post_init__(self) -> None:
+        batch_id = BatchId(self.vintage, self.company, self.facility, self.batch)
+        object.__setattr__(self, "prefix", f"{self.k}{self.vintage:04d}{self.company}"
+                                           f"{self.facility}{self.batch}{self.rr:02d}{self.d_code}")
+        object.__setattr__(self, "batch_id", batch_id)
+        object.__setattr__(self, "batch_name", str(batch_id))
+        object.__setattr__(self, "_hash", hash((
+            self.k, self.vintage, self.company, self.facility, self.batch, self.rr, self.d_code,
+            self.generated, self.fuel)))
 
-    @property
-    def prefix(self) -> str:
-        """The first 22 characters of the code: K, YYYY, CCCC, FFFFF, BBBBB, RR, D."""
-        return (
-            f"{self.k}{self.vintage:04d}{self.company}{self.facility}{self.batch}"
-            f"{self.rr:02d}{self.d_code}"
-        )
+    def __hash__(self) -> int:
+        return self._hash
 
     def block(self, start: int, end: int) -> RinBlock:
         return RinBlock(self, start, end)

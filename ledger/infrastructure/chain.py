@@ -134,6 +134,8 @@ class ChainMapper(Mapper[UUID]):
         self._recorder = recorder
         self._final_topics = frozenset(final_topics)
         self._chains: OrderedDict[str, tuple[int, str]] = OrderedDict()  # id → (version, chain)
+        #: type → (its transcoding's name, its encode): looked up once per type
+        self._transcodings: dict[type, tuple[str, Callable[[Any], Any]]] = {}
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
         """The library's mapping (the same state values), in one pass: orjson renders the
@@ -149,8 +151,7 @@ class ChainMapper(Mapper[UUID]):
             state["class_version"] = class_version
         key = str(originator_id)  # rendered once: the LRU's key and the hashed id alike
         chain, stored, canonical_state = sealed_state(
-            self.chain_at(originator_id, version - 1), key, version, topic, state,
-            self._default)
+            self.chain_at(key, version - 1), key, version, topic, state, self._default)
         if topic not in self._final_topics:
             self._remember(key, version, chain)
         return ChainedStoredEvent(
@@ -160,8 +161,11 @@ class ChainMapper(Mapper[UUID]):
 
     def _default(self, value: Any) -> dict[str, Any]:
         """A value JSON lacks, as the transcoder writes it: {"_type_": name, "_data_": …}."""
-        transcoding = self.transcoder.types[type(value)]  # type: ignore[attr-defined]
-        return {"_type_": transcoding.name, "_data_": transcoding.encode(value)}
+        named = self._transcodings.get(type(value))
+        if named is None:
+            transcoding = self.transcoder.types[type(value)]  # type: ignore[attr-defined]
+            named = self._transcodings[type(value)] = (transcoding.name, transcoding.encode)
+        return {"_type_": named[0], "_data_": named[1](value)}
 
     def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:
         if isinstance(stored_event.state, str):  # a row rewritten as SQLite TEXT by hand
@@ -191,7 +195,8 @@ class ChainMapper(Mapper[UUID]):
             self._chains.move_to_end(key)
             return remembered[1]
         last = self._recorder().select_events(
-            originator_id, lte=version, desc=True, limit=1
+            originator_id if isinstance(originator_id, UUID) else UUID(originator_id),
+            lte=version, desc=True, limit=1,
         )
         if not last:
             return GENESIS
