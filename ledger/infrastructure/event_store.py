@@ -38,7 +38,7 @@ class LedgerApp(Application[UUID]):
     """Event store, notification log and snapshots for the ledger's aggregates."""
 
     name = "RinLedger"
-    snapshotting_intervals: ClassVar = {Party: 200}
+    snapshotting_intervals: ClassVar = {Party: 60}
     snapshots_failed = 0  # snapshots not stored with their events (a cache: events kept)
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:

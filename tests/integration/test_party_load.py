@@ -21,7 +21,8 @@ REGISTER = [
 ]
 INTERVAL = LedgerApp.snapshotting_intervals[Party]
 RETIREMENTS = INTERVAL  # 3001: registered, received, then one retirement an event: past
-EACH = 5_000 // RETIREMENTS  # one interval, 5,000 gallon-RINs retired in all
+EACH = 5_000 // RETIREMENTS  # one interval, EACH × RETIREMENTS (up to 5,000) gallon-RINs retired
+RETIRED = EACH * RETIREMENTS
 
 
 def d6(k: int, quantity: int) -> dict[str, int]:
@@ -64,7 +65,7 @@ def test_an_obligated_partys_snapshot_holds_its_retirements_as_a_replay_does(tmp
              "rins": d6(1, 6_000), "volume": 6_000},
             {"type": "transfer", "date": "2024-03-15", "from": "2001", "to": "3001",
              "rins": d6(2, 6_000)},
-            *(retire(n, EACH) for n in range(RETIREMENTS)),  # FIFO: serials 1-5,000
+            *(retire(n, EACH) for n in range(RETIREMENTS)),  # FIFO: serials 1-RETIRED
         )
     with Ledger(tmp_path) as fresh:
         oid = Party.create_id("3001")
@@ -72,13 +73,13 @@ def test_an_obligated_partys_snapshot_holds_its_retirements_as_a_replay_does(tmp
         loaded = fresh.party("3001")
         assert loaded.version - snapshot.originator_version < INTERVAL
         assert loaded.facts == replayed(fresh, "3001").facts
-        assert sum(a.block.gallon_rins for a in loaded.facts.applied[2024]) == 5_000
+        assert sum(a.block.gallon_rins for a in loaded.facts.applied[2024]) == RETIRED
         # serials 1-250 of the batch, all retired by 3001 for 2024, are found invalid
         applied(fresh, {"type": "invalidate", "date": "2025-06-02", "reason": "wrong_volume",
                         "rin": f"{code[:22]}{1:08d}{250:08d}"})
         refused = fresh.apply(retire(0, 251, "remedial_invalid"))
         assert (refused.status, refused.rule) == ("rejected", "REPLACE-NEEDED"), refused
-        applied(fresh, retire(1, 250, "remedial_invalid"))  # serials 5,001-5,250
+        applied(fresh, retire(1, 250, "remedial_invalid"))  # the 250 serials after RETIRED
         again = fresh.apply(retire(2, 1, "remedial_invalid"))
         assert (again.status, again.rule) == ("rejected", "REPLACE-NEEDED"), again
         assert fresh.party("3001").facts == replayed(fresh, "3001").facts

@@ -22,13 +22,17 @@ import ledger.infrastructure.sqlite_recorder as sqlite_recorder
 from ledger import Ledger
 from ledger.application.store_failures import StoreError
 from ledger.domain.party import Party
+from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.snapshot_seal import split
 
-#: 1 registration + 99 × (Generated, Assigned) = 199 events: the next generate stores versions
-#: 200 and 201 of the producer, crossing the snapshot interval (200)
+#: the producer's snapshot interval (an even number of events)
+INTERVAL = LedgerApp.snapshotting_intervals[Party]
+#: 1 registration + (INTERVAL/2 − 1) × (Generated, Assigned) = INTERVAL − 1 events: the next
+#: generate stores versions INTERVAL and INTERVAL + 1 of the producer, crossing the interval
+PAIRS = INTERVAL // 2 - 1
 BEFORE = [party(PRODUCER, "Producer", ["producer"], ("10011",)),
-          *(generate(b, 100) for b in range(1, 100))]
-CROSSING = generate(100, 100)
+          *(generate(b, 100) for b in range(1, PAIRS + 1))]
+CROSSING = generate(PAIRS + 1, 100)
 
 
 def snapshot_versions(ledger: Ledger) -> list[int]:
@@ -82,7 +86,7 @@ def test_a_single_command_crossing_the_interval_stores_its_snapshot_in_one_commi
         assert ledger.apply(CROSSING).status == "applied"
         monkeypatch.undo()
         assert commits == 1  # was 2: the events', then the snapshot's
-        assert snapshot_versions(ledger) == [201]
+        assert snapshot_versions(ledger) == [INTERVAL + 1]
         assert ledger.audit() == []  # the snapshot equals the replay and its seal holds
 
 
@@ -116,7 +120,7 @@ def test_a_snapshot_and_its_events_roll_back_together(
         assert ledger.position() == position
         assert snapshot_versions(ledger) == []
         assert ledger.apply(CROSSING).status == "applied"  # and it is stored again, whole
-        assert snapshot_versions(ledger) == [201]
+        assert snapshot_versions(ledger) == [INTERVAL + 1]
         assert ledger.audit() == []
 
 
@@ -127,10 +131,10 @@ def test_a_refused_snapshot_keeps_its_events(store: Store) -> None:
         assert ledger.apply(CROSSING).status == "applied"
         assert app_of(ledger).snapshots_failed == 1
         assert snapshot_versions(ledger) == []
-        assert ledger.party(PRODUCER).version == 201
+        assert ledger.party(PRODUCER).version == INTERVAL + 1
     with store.ledger() as ledger:  # a fresh load replays the events the command stored
-        assert ledger.party(PRODUCER).version == 201
-        assert ledger.holdings(PRODUCER)[0]["gallon_rins"] == 100 * 100
+        assert ledger.party(PRODUCER).version == INTERVAL + 1
+        assert ledger.holdings(PRODUCER)[0]["gallon_rins"] == (PAIRS + 1) * 100  # every batch
         assert only_the_trigger(ledger.audit())
 
 

@@ -20,7 +20,7 @@ from ledger.application.ledger import Ledger
 from ledger.domain.party import Party
 from ledger.infrastructure import audit
 
-VERSIONS = (5, 6, 7, 8, 100)  # with the ledger's own at 212: two pages of 3 snapshots
+VERSIONS = (5, 6, 7, 8, 100)  # with the ledger's own after 100: two pages of 3 snapshots or more
 
 
 @pytest.fixture
@@ -43,7 +43,8 @@ def snapshot_versions(data: Path) -> list[int]:
 
 
 def test_snapshots_over_several_pages_verify_clean_reading_a_page_at_a_time(store: Path) -> None:
-    assert snapshot_versions(store) == [*VERSIONS, 212]
+    versions = snapshot_versions(store)
+    assert versions[:5] == list(VERSIONS) and len(versions) > 5 and versions[5] > 100
     largest: list[int] = []
     with Ledger(store) as ledger:
         app = app_of(ledger)
@@ -56,7 +57,7 @@ def test_snapshots_over_several_pages_verify_clean_reading_a_page_at_a_time(stor
 
         app.recorder.select_events = counted  # type: ignore[method-assign]
         assert ledger.audit() == []
-    assert largest and max(largest) <= 3  # never a whole aggregate (212 events) at once
+    assert largest and max(largest) <= 3  # never a whole aggregate (over 100 events) at once
 
 
 def test_an_edited_snapshot_on_a_later_page_is_named(store: Path) -> None:
