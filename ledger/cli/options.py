@@ -27,8 +27,9 @@ from projections import VIEWS_FILE
 from projections.pg_views import is_url
 from projections.runner import VIEWS_VARIABLE
 
-#: messages, progress and summaries: stdout carries only the results a user asked for
-err = Console(stderr=True)
+#: messages, progress and summaries: stdout carries only the results a user asked for; soft
+#: wrap: a message is not broken at 80 columns, so a path in it stays whole for scripts
+err = Console(stderr=True, soft_wrap=True)
 PANEL = "Global options (before or after the command)"
 #: exit code of a bad argument, including a data folder that holds no ledger
 BAD_ARGUMENT = 2

@@ -58,8 +58,8 @@ from ledger.domain.party import Party
 from ledger.infrastructure.sqlite_recorder import BatchSQLiteApplicationRecorder as Recorder
 data, lines, where = sys.argv[1], orjson.loads(sys.argv[2]), sys.argv[3]
 insert = Recorder.insert_in_transaction
-def dying(self, c, stored, unchanged, commands=()):
-    ids = insert(self, c, stored, unchanged, commands)
+def dying(self, c, stored, unchanged, commands=(), snapshots=None):
+    ids = insert(self, c, stored, unchanged, commands, snapshots)
     if where == "in-commit" and any(s.topic == Party.TradeClosed.TOPIC for s in stored):
         os.kill(os.getpid(), signal.SIGKILL)
     return ids
