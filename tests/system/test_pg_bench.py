@@ -11,9 +11,9 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import POSTGRES_URL as URL
 
 ROOT = Path(__file__).resolve().parents[2]
-URL = os.environ.get("RIN_TEST_POSTGRES_URL")
 
 
 @pytest.mark.skipif(not URL, reason="needs RIN_TEST_POSTGRES_URL")
