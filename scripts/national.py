@@ -193,6 +193,25 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     }
 
 
+def run_phase(args: argparse.Namespace) -> None:
+    """One phase in this (child) process, its figures as JSON on stdout; the store failing
+    (disk full, locked, unreadable) is said in one line and exit 3, as `rin` says it, not a
+    traceback (design.md "Exit codes")."""
+    from ledger import LibraryError
+
+    try:
+        if args.phase == "make":
+            figures = make(Path(args.out), args.years, args.parties, args.seed)
+        elif args.phase == "ingest":
+            figures = ingest(Path(args.file), Path(args.data))
+        else:
+            figures = rebuild(Path(args.data))
+    except LibraryError as error:
+        sys.stderr.write(f"national.py: the {args.phase} phase: {error}\n")
+        raise SystemExit(3) from None
+    print(orjson.dumps(figures).decode())
+
+
 def main(argv: list[str] | None = None) -> None:
     from ledger.simulation.market import NATIONAL_YEARS
 
@@ -212,12 +231,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.phase is None and (problem := unusable(args)):
         parser.error(problem)
-    if args.phase == "make":
-        print(orjson.dumps(make(Path(args.out), args.years, args.parties, args.seed)).decode())
-    elif args.phase == "ingest":
-        print(orjson.dumps(ingest(Path(args.file), Path(args.data))).decode())
-    elif args.phase == "rebuild":
-        print(orjson.dumps(rebuild(Path(args.data))).decode())
+    if args.phase is not None:
+        run_phase(args)
     else:
         folder = Path(tempfile.mkdtemp(prefix="rin-national-"))
         try:

@@ -48,3 +48,21 @@ def test_a_trial_run_prints_the_figures_of_every_phase(tmp_path: Path) -> None:
     assert figures["store_bytes"] >= (data / "events.sqlite").stat().st_size
     assert 0 < figures["store_bytes"] < figures["data_bytes"]
     assert figures["views_bytes"] > 0
+
+
+def test_a_store_that_fails_is_said_in_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """The national run's disk filled once mid-ingest and its phase died with a traceback; a
+    failing store is now one line naming the phase and the store's failure, exit 3 as `rin`
+    exits for a store fault (design.md "Exit codes"), and the run stops there."""
+    data = tmp_path / "store"
+    data.mkdir()
+    (data / "events.sqlite").write_bytes(b"not a database " * 400)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "national.py"), "--phase", "rebuild", "--data",
+         str(data)], capture_output=True, env=env, check=False, timeout=120)
+    said = done.stderr.decode()
+    assert done.returncode == 3, said
+    assert said.startswith("national.py: the rebuild phase: the store failed: "), said
+    assert "Traceback" not in said
+    assert done.stdout == b""
