@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
-from eventsourcing.persistence import OperationalError
+from ledger.infrastructure.store_refusals import LockTimeout, lock_timed_out
 
 #: seconds a writer waits for the turn when the store names no lock timeout (SQLite's default)
 DEFAULT_TIMEOUT = 5.0
@@ -36,7 +36,7 @@ LONGEST_PAUSE = 0.005
 NO_FLOCK = frozenset({errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL})
 
 
-class TurnTimeout(OperationalError):
+class TurnTimeout(LockTimeout):
     """Another writer held the writers' turn past the store's lock timeout: nothing was saved."""
 
     def __init__(self, where: str, timeout: float) -> None:
@@ -114,7 +114,8 @@ class PostgresTurn:
     """The same turn on PostgreSQL, an advisory lock named after the events table: every save
     takes it shared inside its transaction (`SHARE`, sent with the table lock, released at
     commit); the losing writer holds it exclusively on a connection of its own while it reads
-    and saves (its own save does not take the share)."""
+    and saves (its own save does not take the share). Both wait at most the store's lock
+    timeout (POSTGRES_LOCK_TIMEOUT, ledger/infrastructure/settings.py)."""
 
     SHARE = "SELECT pg_advisory_xact_lock_shared(hashtext(%s))"
 
@@ -126,7 +127,16 @@ class PostgresTurn:
     @contextmanager
     def exclusive(self) -> Iterator[None]:
         with self._datastore.get_connection() as connection:  # in autocommit mode
-            connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (self.name,))
+            timeout = f"{int(self._datastore.lock_timeout)}s"  # as every save waits: not for ever
+            connection.execute("SELECT set_config('lock_timeout', %s, false)", (timeout,))
+            try:
+                connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (self.name,))
+            except Exception as error:
+                if lock_timed_out(error):
+                    raise TurnTimeout(self.name, self._datastore.lock_timeout) from error
+                raise
+            finally:
+                connection.execute("RESET lock_timeout")  # the pool's connection as it was
             self.held = True
             try:
                 yield
