@@ -93,9 +93,9 @@ class NotAHeadFile(OSError):
     """`head.json` is not a regular file of at most `LONGEST` bytes: never followed or read."""
 
 
-def open_file(path: Path, flags: int) -> int:
-    """A descriptor of `path` if it is a regular file, opened without following a symbolic
-    link or waiting for a FIFO's other end; `NotAHeadFile` if it is something else."""
+def open_file(path: Path, flags: int) -> tuple[int, int]:
+    """A descriptor of `path` and its size, if it is a regular file, opened without following a
+    symbolic link or waiting for a FIFO's other end; `NotAHeadFile` if it is something else."""
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
@@ -104,22 +104,22 @@ def open_file(path: Path, flags: int) -> int:
         if error.errno in NOT_A_FILE:
             raise NotAHeadFile(f"is not a regular file ({error.strerror})") from error
         raise
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
         os.close(fd)
-        raise NotAHeadFile(f"is not a regular file (mode {stat.filemode(mode)})")
-    return fd
+        raise NotAHeadFile(f"is not a regular file (mode {stat.filemode(status.st_mode)})")
+    return fd, status.st_size
 
 
 def write_in_place(path: Path, record: bytes) -> bool:
     """Overwrite `path` with `record` if it is a regular file of `RECORD` bytes; False if it
     is not (missing, another size, a link, a FIFO: replaced by rename)."""
     try:
-        fd = open_file(path, os.O_WRONLY)
+        fd, size = open_file(path, os.O_WRONLY)
     except (FileNotFoundError, NotAHeadFile):
         return False
     try:
-        if os.fstat(fd).st_size != RECORD:
+        if size != RECORD:
             return False
         return os.pwrite(fd, record, 0) == RECORD
     finally:
@@ -128,7 +128,7 @@ def write_in_place(path: Path, record: bytes) -> bool:
 
 def bounded_bytes(path: Path) -> bytes:
     """`path`'s bytes, if it is a regular file of at most `LONGEST` bytes."""
-    fd = open_file(path, os.O_RDONLY)
+    fd, _ = open_file(path, os.O_RDONLY)
     try:
         body = os.pread(fd, LONGEST + 1, 0)
     finally:
