@@ -51,6 +51,16 @@ def use_key(app: Application[UUID], key: KeySource) -> Signer | None:
     return signer
 
 
+def heed_head_file(app: Application[UUID]) -> None:
+    """Hold the store's writes to the head `head.json` names: a store whose heads end before it
+    lost its tail (or was replaced by an older copy), and writing to it would overwrite the one
+    record of that (ledger/infrastructure/heads.py `BehindHeadFile`). Read once, on opening."""
+    heads = getattr(app.recorder, "heads", None)
+    kept = read_head_file(app)
+    if heads is not None and isinstance(kept, dict):
+        heads.floor = int(kept["notification_id"])
+
+
 def head_path(app: Application[UUID]) -> Path | None:
     """`head.json` beside a SQLite store's file; None for PostgreSQL (no data folder)."""
     events = app.env.get("SQLITE_DBNAME")
