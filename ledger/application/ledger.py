@@ -37,7 +37,7 @@ from ledger.infrastructure.audit import Follower, audit, stored_heads
 from ledger.infrastructure.batch_status_index import BatchStatusIndex
 from ledger.infrastructure.chain import chain_head
 from ledger.infrastructure.event_store import open_app
-from ledger.infrastructure.head_file import KeySource, keep_head, use_key
+from ledger.infrastructure.head_file import KeySource, heed_head_file, keep_head, use_key
 from ledger.infrastructure.heads import Head
 from ledger.infrastructure.invalidation_index import InvalidationIndex
 from ledger.infrastructure.retry import RETRY
@@ -95,6 +95,7 @@ class Ledger:
         try:
             self._app = open_app({**store_env(data, store), **(env or {})})
             self.signer = use_key(self._app, key)
+            heed_head_file(self._app)  # a store behind its head.json writes nothing
         except STORE_FAILURES as error:
             raise StoreError(str(error), None) from error
         self._lock = threading.RLock()  # held by every call (see the class docstring)

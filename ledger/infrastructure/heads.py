@@ -63,6 +63,22 @@ class StoreTruncated(StoreRefused):
         )
 
 
+class BehindHeadFile(StoreRefused):
+    """The store's last head is before the one `head.json` names: events after it were deleted
+    with their head rows, or the events file emptied or restored from an older copy. A write
+    would bury that under new heads (and overwrite head.json), so nothing is written."""
+
+    exit_code = 3
+
+    def __init__(self, kept: int, head: int) -> None:
+        super().__init__(
+            f"head.json names notification {kept:,} but the store's last head is at "
+            f"{head:,}: events after it were deleted, or the store was replaced by an older "
+            "copy; nothing written (run `rin verify`; if the older store is meant, delete "
+            "head.json first)"
+        )
+
+
 #: runs one SQL statement with parameters and returns every row as a tuple
 Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 
@@ -74,6 +90,9 @@ class HeadWriter:
         self.signer: Signer | None = None
         self.table = table  # qualified by the schema on PostgreSQL
         self._marker = marker  # the driver's parameter marker: ? (sqlite3) or %s (psycopg)
+        #: the notification head.json named when the store was opened (0: none): the store's
+        #: heads may not end before it (ledger/infrastructure/head_file.py `heed_head_file`)
+        self.floor = 0
         self._last = threading.local()
 
     @property
@@ -109,6 +128,8 @@ class HeadWriter:
             raise KeyRequired(str(key), signer.fingerprint if signer else None)
         if last_stored is not None and last_stored < after:
             raise StoreTruncated(after, last_stored + 1)
+        if after < self.floor:
+            raise BehindHeadFile(self.floor, after)
         self._last.base = (after, head)
 
     def record(self, query: Query, ids: Sequence[int], stored: Sequence[StoredEvent],

@@ -59,6 +59,7 @@ from ledger.infrastructure.postgres_function import NAME, call_statement, create
 from ledger.infrastructure.read_check import UNCHANGED, check_unchanged
 from ledger.infrastructure.snapshot_in_save import SNAPSHOTS
 from ledger.infrastructure.snapshot_in_save import insert_postgres as insert_snapshots
+from ledger.infrastructure.store_refusals import LockTimeout, lock_timed_out
 from ledger.infrastructure.writer_turn import PostgresTurn
 
 BEGIN, COMMIT = SQL("BEGIN"), SQL("COMMIT")
@@ -109,6 +110,8 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
                 insert_snapshots(curs, kwargs.get(SNAPSHOTS), stored_events)  # savepoint, last
                 curs.execute(COMMIT)
         except Exception as error:
+            if lock_timed_out(error):  # once, not again and again by the library's retry
+                raise LockTimeout(str(error)) from error
             refused = refused_at_commit(error)  # ledger/infrastructure/command_table.py
             if refused is error:
                 raise
@@ -123,9 +126,9 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         inserting nothing, if a read moved, a command id or an event's version is stored, the
         store wants a key this writer lacks, or the store lost its tail."""
         self.commands.check_schema(self._query(curs))  # once a process
-        if not self.turn.held:  # a share of the writers' turn (ledger/.../writer_turn.py)
-            curs.execute(self.turn.SHARE, (self.turn.name,), prepare=True)
         curs.execute(self.lock_table_statements[0], prepare=True)  # SET LOCAL lock_timeout
+        if not self.turn.held:  # a share of the writers' turn (ledger/.../writer_turn.py)
+            curs.execute(self.turn.SHARE, (self.turn.name,), prepare=True)  # within the timeout
         read = dict(unchanged or {})
         signer = self.heads.signer
         curs.execute(self._save, (

@@ -87,6 +87,7 @@ def store_env(
             "POSTGRES_PORT": str(url.port or 5432),
             "POSTGRES_USER": unquote(url.username or "postgres"),
             "POSTGRES_PASSWORD": unquote(url.password or ""),
+            "POSTGRES_LOCK_TIMEOUT": "30",  # seconds, as SQLite's: 0 (the library's) waits for ever
             "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER_TOPIC,
             "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,
             **({DATA_FOLDER: os.fspath(data)} if data is not None else {}),

@@ -48,6 +48,7 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
         pool = datastore.pool
         self.turn = WriterTurn(None if pool.is_sqlite_memory_mode
                                else pool.db_name.removeprefix("file:").split("?")[0])
+        self.turn.timeout = float(pool.lock_timeout or self.turn.timeout)  # SQLite's lock's
 
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any

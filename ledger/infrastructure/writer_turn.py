@@ -9,23 +9,72 @@ takes it exclusively before it reads, so no other save can commit until its own 
 reads is what its save checks against. `flock` and SQLite's own (POSIX `fcntl`) locks are
 separate on Linux, so this lock never blocks SQLite's readers or its locking. PostgreSQL does
 the same with an advisory lock (`PostgresTurn`).
+
+No writer waits for the turn longer than the store's lock timeout (a writer stopped while it
+holds the turn must not hang the others forever): past it the save fails as a locked store does
+(`TurnTimeout`, exit 3). A file system without `flock` leaves the turn out (`NO_FLOCK`): saves
+still go on, arbitrated by SQLite's lock and the version check, only without the fairness.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
+
+from ledger.infrastructure.store_refusals import LockTimeout, lock_timed_out
+
+#: seconds a writer waits for the turn when the store names no lock timeout (SQLite's default)
+DEFAULT_TIMEOUT = 5.0
+#: the longest pause between two tries for a turn another writer holds (seconds)
+LONGEST_PAUSE = 0.005
+#: what `flock` says on a file system that does not lock files (some network and FUSE ones)
+NO_FLOCK = frozenset({errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL})
+
+
+class TurnTimeout(LockTimeout):
+    """Another writer held the writers' turn past the store's lock timeout: nothing was saved."""
+
+    def __init__(self, where: str, timeout: float) -> None:
+        super().__init__(
+            f"database is locked: another writer held the writers' turn on {where} for more "
+            f"than {timeout:g} s (the lock timeout); nothing of the line was stored"
+        )
+
+
+def flock_within(fd: int, operation: int, timeout: float, where: str) -> bool:
+    """Take `flock(fd, operation)`, waiting at most `timeout` seconds (`TurnTimeout` past it);
+    False if the file system cannot lock files at all."""
+    deadline, pause = None, 0.0001
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        except OSError as error:
+            if error.errno in NO_FLOCK:
+                return False
+            raise
+        now = time.monotonic()
+        deadline = now + timeout if deadline is None else deadline
+        if now >= deadline:
+            raise TurnTimeout(where, timeout)
+        time.sleep(pause)
+        pause = min(pause * 2, LONGEST_PAUSE)
 
 
 class WriterTurn:
     """The writers' turn on the file at `path` (a SQLite store); `None`: an in-memory store,
     which one process alone can write, so there is no turn to take."""
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, timeout: float | None = None) -> None:
         self._path = path
+        self.timeout = DEFAULT_TIMEOUT if timeout is None else timeout  # seconds
         self._exclusive = False  # this writer holds the turn: its own save takes no share
 
     @contextmanager
@@ -35,7 +84,7 @@ class WriterTurn:
             return
         fd = os.open(self._path, os.O_RDONLY)
         try:
-            fcntl.flock(fd, operation)
+            flock_within(fd, operation, self.timeout, self._path)
             yield
         finally:
             os.close(fd)  # closing the last descriptor of the open file releases its flock
@@ -65,7 +114,8 @@ class PostgresTurn:
     """The same turn on PostgreSQL, an advisory lock named after the events table: every save
     takes it shared inside its transaction (`SHARE`, sent with the table lock, released at
     commit); the losing writer holds it exclusively on a connection of its own while it reads
-    and saves (its own save does not take the share)."""
+    and saves (its own save does not take the share). Both wait at most the store's lock
+    timeout (POSTGRES_LOCK_TIMEOUT, ledger/infrastructure/settings.py)."""
 
     SHARE = "SELECT pg_advisory_xact_lock_shared(hashtext(%s))"
 
@@ -77,7 +127,16 @@ class PostgresTurn:
     @contextmanager
     def exclusive(self) -> Iterator[None]:
         with self._datastore.get_connection() as connection:  # in autocommit mode
-            connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (self.name,))
+            timeout = f"{int(self._datastore.lock_timeout)}s"  # as every save waits: not for ever
+            connection.execute("SELECT set_config('lock_timeout', %s, false)", (timeout,))
+            try:
+                connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (self.name,))
+            except Exception as error:
+                if lock_timed_out(error):
+                    raise TurnTimeout(self.name, self._datastore.lock_timeout) from error
+                raise
+            finally:
+                connection.execute("RESET lock_timeout")  # the pool's connection as it was
             self.held = True
             try:
                 yield
