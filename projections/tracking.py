@@ -28,11 +28,12 @@ from eventsourcing.sqlite import (
 from sqlite_utils import Database
 
 from ledger.infrastructure.eventsourcing_adapter import ConnectionPragmas, TrackingInTransaction
+from projections import sqlite_memory
 from projections.batch import Batch
 from projections.schema import Table, View
 
 LOCK_TIMEOUT = 30  # seconds to wait for another writer of the views file
-PRAGMAS = ("synchronous = NORMAL", "threads = 2")
+PRAGMAS = ("synchronous = NORMAL", "threads = 2", *sqlite_memory.PRAGMAS)
 
 
 def wrap(cursor: SQLiteCursor) -> Database:
