@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
+from projections import sqlite_memory
 from projections.activity import ASSIGNMENTS, QuarterActivity, rin_quarters
 
 
@@ -63,6 +64,7 @@ def check(db: Database) -> Checked:
 def problems(path: str | os.PathLike[str]) -> list[str]:
     """The broken activity identities in the views file at `path` (empty: all hold)."""
     db = Database(os.fspath(path))
+    sqlite_memory.bound(db.conn)  # its GROUP BY over every holdings row spills to disk
     try:
         return check(db).problems
     finally:

@@ -24,7 +24,7 @@ from sqlite_utils import Database
 
 from ledger.application.ledger import Ledger
 from ledger.domain.ranges import RangeError, SerialSet
-from projections import activity_check
+from projections import activity_check, sqlite_memory
 from projections.facts import Fact, batch_of
 from projections.holdings import changes
 from projections.lock_invariants import LockReplay
@@ -249,6 +249,7 @@ class DatedChecks:
 
     def __init__(self, path: Path) -> None:
         self.db = Database(os.fspath(path))
+        sqlite_memory.bound(self.db.conn)  # its sorts by party and day spill to disk
         self.db.execute("CREATE TABLE serials (party TEXT, prefix TEXT, day TEXT, point INT, "
                         "delta INT, kind INT)")
         self.db.execute("CREATE TABLE fuel (party TEXT, day TEXT, change TEXT, kind INT)")
@@ -414,6 +415,7 @@ def table_differences(path: Path, fresh: Path) -> list[str]:
     db = Database(os.fspath(path))
     try:
         db.execute("ATTACH DATABASE ? AS fresh", [os.fspath(fresh)])
+        sqlite_memory.bound(db.conn, "fresh")  # the EXCEPTs' temporary b-trees on disk
         problems = [problem for t in TABLES if (problem := table_difference(db, t.name))]
         db.execute("DETACH DATABASE fresh")
     finally:

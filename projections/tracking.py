@@ -9,7 +9,8 @@ The file is in WAL mode (the library's choice) with `synchronous = NORMAL`: each
 atomic, but the WAL is synced at checkpoints rather than at every commit. A crash of the
 program loses nothing; a power cut may undo the last batches, rows and tracking record together,
 and the next run projects them again. SQLite may sort with a second thread (`threads = 2`):
-a rebuild ends by building the large tables' indexes.
+a rebuild ends by building the large tables' indexes. Its page cache and temporary b-trees
+are bounded (projections/sqlite_memory.py): a sort spills to disk, whatever the SQLite build.
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from eventsourcing.sqlite import (
 from sqlite_utils import Database
 
 from ledger.infrastructure.eventsourcing_adapter import ConnectionPragmas, TrackingInTransaction
+from projections import sqlite_memory
 from projections.batch import Batch
 from projections.schema import Table, View
 
 LOCK_TIMEOUT = 30  # seconds to wait for another writer of the views file
-PRAGMAS = ("synchronous = NORMAL", "threads = 2")
+PRAGMAS = ("synchronous = NORMAL", "threads = 2", *sqlite_memory.PRAGMAS)
 
 
 def wrap(cursor: SQLiteCursor) -> Database:
