@@ -82,6 +82,22 @@ class ChainedStoredEvent(StoredEvent):
     included), which the head folds as they are, without parsing the state again."""
 
     canonical: bytes = b""
+    key: str = ""  # the originator id as the chain hashed it (`str(UUID)`)
+
+
+def fold_stored(head: str, notification_id: int, event: StoredEvent) -> str:
+    """`fold` of an event this process has just stored as notification `notification_id`: a
+    `ChainedStoredEvent`'s canonical bytes and id string are known, so the header is rendered
+    straight from them (the same bytes `fold` renders: a list's canonical JSON is orjson's)."""
+    if isinstance(event, ChainedStoredEvent) and event.key:
+        header = orjson.dumps([notification_id, event.key, event.originator_version,
+                               event.topic])
+        return hashlib.sha256(head.encode() + header + event.canonical).hexdigest()
+    return fold(head, Notification(
+        id=notification_id, originator_id=event.originator_id,
+        originator_version=event.originator_version, topic=event.topic, state=event.state,
+    ), orjson.loads,  # written by the ledger's mapper a moment ago
+        body=event.canonical if isinstance(event, ChainedStoredEvent) else None)
 
 
 def sealed_state(previous: str, originator_id: UUID | str, version: int, topic: str,
@@ -168,7 +184,7 @@ class ChainMapper(Mapper[UUID]):
             self._remember(key, version, chain)
         return ChainedStoredEvent(
             originator_id=originator_id, originator_version=version, topic=topic, state=stored,
-            canonical=canonical_state,
+            canonical=canonical_state, key=key,
         )
 
     def _default(self, value: Any) -> dict[str, Any]:

@@ -11,13 +11,27 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from eventsourcing.persistence import DatetimeAsISO, DecimalAsStr, JSONTranscoder, UUIDAsHex
+from eventsourcing.persistence import (
+    DatetimeAsISO,
+    DecimalAsStr,
+    JSONTranscoder,
+    Notification,
+    StoredEvent,
+    UUIDAsHex,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ledger.domain.party import Party
 from ledger.domain.rin import BlockKey, RinBlock
 from ledger.infrastructure import chain
-from ledger.infrastructure.chain import ChainMapper, canonical
+from ledger.infrastructure.chain import (
+    ChainedStoredEvent,
+    ChainMapper,
+    canonical,
+    fold,
+    fold_stored,
+)
 from ledger.infrastructure.transcodings import register_transcodings
 
 BLOCK = RinBlock(BlockKey(1, 2024, "1001", "20001", "00001", 10, 6, date(2024, 1, 2), "ethanol"),
@@ -41,7 +55,13 @@ def library_canonical(state: dict[str, Any]) -> bytes:
 
 
 def mapper() -> ChainMapper:
-    return ChainMapper(transcoder(), lambda: None)  # type: ignore[arg-type,return-value]
+    """A chain mapper whose aggregates have no stored events (a chain at version 0)."""
+    return ChainMapper(transcoder(), lambda: NoEvents())  # type: ignore[arg-type,return-value]
+
+
+class NoEvents:
+    def select_events(self, *args: Any, **kwargs: Any) -> list[Any]:
+        return []
 
 
 def state(timestamp: datetime, on: date) -> dict[str, Any]:
@@ -85,3 +105,20 @@ def test_the_memory_of_dates_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None
         assert len(chained._dates) <= 10
     assert canonical({"on": days[0]}, chained._sorted_default) == library_canonical(
         {"on": days[0]})
+
+
+def test_a_stored_event_folds_into_the_head_as_its_notification_does() -> None:
+    """`fold_stored` of an event the mapper just made (its header rendered from the id string the
+    chain hashed) and of a plain stored event gives `fold` of the notification it becomes."""
+    chained = mapper()
+    event = Party.TradeOffered(originator_id=Party.create_id("1001"), originator_version=3,
+                               timestamp=HARD[0], effective_date=date(2024, 1, 2),
+                               client_id="S1", poster="2001")
+    stored = chained.to_stored_event(event)
+    assert isinstance(stored, ChainedStoredEvent) and stored.key
+    plain = StoredEvent(originator_id=stored.originator_id, originator_version=3,
+                        topic=stored.topic, state=stored.state)
+    for made in (stored, plain):
+        note = Notification(id=41, originator_id=made.originator_id, originator_version=3,
+                            topic=made.topic, state=made.state)
+        assert fold_stored("ab" * 32, 41, made) == fold("ab" * 32, note)
