@@ -164,28 +164,40 @@ class ChainMapper(Mapper[UUID]):
         self._transcodings: dict[type, tuple[str, Callable[[Any], Any]]] = {}
         self._ends: dict[type, bytes] = {}  # type → `,"_type_":"<name>"}`
         self._dates: dict[date, Any] = {}  # date → its canonical rendering
+        #: event type → (topic, class version, final): `_described` once per type; snapshot
+        #: types are never in it (the library maps them)
+        self._kinds: dict[type, tuple[str, int, bool]] = {}
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
         """The library's mapping (the same state values), in one pass: orjson renders the
         state once, canonically, calling the transcoder's transcodings for values JSON lacks,
         and the chain takes its place in those bytes (`sealed_state`)."""
-        if isinstance(domain_event, CanSnapshotAggregate):
-            return super().to_stored_event(domain_event)
-        topic = get_topic(type(domain_event))
+        kind = type(domain_event)
+        described = self._kinds.get(kind)
+        if described is None:
+            if isinstance(domain_event, CanSnapshotAggregate):
+                return super().to_stored_event(domain_event)
+            described = self._kinds[kind] = self._described(kind)
+        topic, class_version, final = described
         state = dict(vars(domain_event))
         originator_id, version = state.pop("originator_id"), state.pop("originator_version")
-        class_version = getattr(type(domain_event), "class_version", 1)
         if class_version > 1:
             state["class_version"] = class_version
         key = str(originator_id)  # rendered once: the LRU's key and the hashed id alike
         chain, stored, canonical_state = sealed_state(
             self.chain_at(key, version - 1), key, version, topic, state, self._sorted_default)
-        if topic not in self._final_topics:
+        if not final:
             self._remember(key, version, chain)
         return ChainedStoredEvent(
             originator_id=originator_id, originator_version=version, topic=topic, state=stored,
             canonical=canonical_state, key=key,
         )
+
+    def _described(self, kind: type) -> tuple[str, int, bool]:
+        """(topic, class version, whether final) of an event type, read once per type (a class
+        without `class_version` is version 1; asking it for one raises inside `getattr`)."""
+        topic = get_topic(kind)
+        return topic, getattr(kind, "class_version", 1), topic in self._final_topics
 
     def _default(self, value: Any) -> dict[str, Any]:
         """A value JSON lacks, as the transcoder writes it: {"_type_": name, "_data_": …}."""
