@@ -26,7 +26,7 @@ from ledger.domain.reversals import Reversible
 from ledger.domain.rin import parse_code
 from ledger.domain.trade_book import BATCH_FIELDS, Posting, Side
 from ledger.domain.vocabulary import FuelDirection
-from ledger.infrastructure.command_records import event_names
+from ledger.infrastructure.command_records import event_name
 from ledger.infrastructure.command_table import AppliedCommand
 from ledger.rules import s1431_invalid as inv
 from ledger.rules import s1452_reversals as rev
@@ -96,9 +96,8 @@ def handle(uow: UnitOfWork, command: c.Model) -> Result:
         if seen is None:
             raise
         return repeated(seen, command, uow)
-    produced = [name for aggregate in uow.touched.values() if aggregate.pending_events
-                for name in event_names(aggregate.id, (
-                    event.originator_version for event in aggregate.pending_events))]
+    produced = [event_name(event.originator_id, event.originator_version)
+                for aggregate in uow.touched.values() for event in aggregate.pending_events]
     if client_id is not None and not produced:  # `expire_trades` may find nothing to expire
         seen = uow.record_of(client_id) if uow.optimistic else None
         return repeated(seen, command, uow) if seen is not None else Result(0, "applied")

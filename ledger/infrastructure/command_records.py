@@ -15,7 +15,7 @@ began with, a property of its format read once, at first use
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -79,12 +79,6 @@ def event_name(originator_id: UUID | str, version: int) -> str:
     """How a command record names one stored event."""
     hex_id = originator_id.hex if isinstance(originator_id, UUID) else UUID(originator_id).hex
     return f"{hex_id}:{version}"
-
-
-def event_names(originator_id: UUID, versions: Iterable[int]) -> list[str]:
-    """`event_name` of each of one aggregate's events, its id rendered once."""
-    hex_id = originator_id.hex
-    return [f"{hex_id}:{version}" for version in versions]
 
 
 def first_release_id(client_id: str) -> UUID:
