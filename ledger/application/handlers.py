@@ -68,8 +68,11 @@ def digest(command: c.Model) -> str:
         later = {name for name in LATER_SELECTOR_FIELDS if getattr(rins, name, 0) is None}
         if later:
             unset["rins"] = later
-    dumped = command.model_dump_json(by_alias=True, exclude=unset or None)
-    return hashlib.sha256(dumped.encode()).hexdigest()
+    # the model's serializer itself: `model_dump_json`'s bytes, without its wrapper's
+    # arguments handling and a decode then encode again
+    dumped = type(command).__pydantic_serializer__.to_json(
+        command, by_alias=True, exclude=unset or None)
+    return hashlib.sha256(dumped).hexdigest()
 
 
 def handle(uow: UnitOfWork, command: c.Model) -> Result:

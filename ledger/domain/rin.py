@@ -15,12 +15,22 @@ from ledger.rules.s1425_rin import check_code
 
 @dataclass(frozen=True, slots=True, order=True)
 class BatchId:
-    """A batch's identity, unique per producer or importer per year (§80.1425(e))."""
+    """A batch's identity, unique per producer or importer per year (§80.1425(e)). Its hash
+    is computed once, when it is made: every lock, QAP status and invalidation look-up of a
+    block's batch (several a FIFO pick) hashes it, and a key's batch identity is made once."""
 
     vintage: int
     company: str
     facility: str
     batch: str
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.vintage, self.company, self.facility,
+                                                self.batch)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __str__(self) -> str:
         return f"{self.vintage}{self.company}{self.facility}{self.batch}"

@@ -20,9 +20,29 @@ ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 MAX_DECIMAL_TEXT = 64  # characters of a decimal string: far beyond any amount's digits
 
 
+#: date strings already checked, and their dates (a market's lines name few distinct days;
+#: every day of a century is 36,525, after which the memory starts again)
+CHECKED_DATES: dict[str, date] = {}
+DATES_REMEMBERED = 40_000
+
+
 def check_date(value: object) -> date:
     """A `date`, or a `YYYY-MM-DD` string of ASCII digits (no week dates, no timestamps), in the
-    years a RIN code can name (YYYY, §80.1425(b))."""
+    years a RIN code can name (YYYY, §80.1425(b)); a string checked before is not parsed again."""
+    if isinstance(value, str):
+        known = CHECKED_DATES.get(value)
+        if known is not None:
+            return known
+        checked = checked_date(value)
+        if len(CHECKED_DATES) >= DATES_REMEMBERED:
+            CHECKED_DATES.clear()
+        CHECKED_DATES[value] = checked
+        return checked
+    return checked_date(value)
+
+
+def checked_date(value: object) -> date:
+    """`check_date` itself, with no memory."""
     if isinstance(value, str):
         try:
             parsed = date.fromisoformat(value)

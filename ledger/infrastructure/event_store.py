@@ -122,6 +122,7 @@ class LedgerApp(Application[UUID]):
         else:
             if due is not None and due.failure is not None:
                 self.snapshot_failed(due.failure)
+        self.pending_postings.saved(events, [r.notification.id for r in recordings])
         cache = self.repository.cache
         if cache is not None and not self.repository.fastforward:
             for aggregate in aggregates:

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-import orjson
 from eventsourcing.persistence import Notification, StoredEvent
 
-from ledger.infrastructure.chain import GENESIS, ChainedStoredEvent, fold
+from ledger.infrastructure.chain import GENESIS, fold, fold_stored
 from ledger.infrastructure.command_table import CommandRow, fold_command
 from ledger.infrastructure.signing import KeyRequired, Signer, StoreRefused
 
@@ -149,12 +148,7 @@ class HeadWriter:
             head = fold(head, missed)
         rows = {row.notification_id: row for row in commands}
         for notification_id, event in zip(ids, stored, strict=True):
-            head = fold(head, Notification(
-                id=notification_id, originator_id=event.originator_id,
-                originator_version=event.originator_version, topic=event.topic,
-                state=event.state,
-            ), orjson.loads,  # written by the ledger's mapper a moment ago
-                body=event.canonical if isinstance(event, ChainedStoredEvent) else None)
+            head = fold_stored(head, notification_id, event)
             row = rows.get(notification_id)
             if row is not None:
                 head = fold_command(head, notification_id, row.chain)

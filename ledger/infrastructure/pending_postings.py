@@ -6,13 +6,16 @@ call; this index reads the log's postings and closings once, then only the notif
 stored since, and keeps just the pending ones by date, so an expiry reads the parties with a
 stale posting and nothing else. It reads the three fields it needs straight from each stored
 state, without making the whole event (its ranges, amounts and prices): the full decoding of
-every posting was 5 % of bulk-ingest CPU.
+every posting was 5 % of bulk-ingest CPU. A save of the ledger's own that follows what the index
+has read is noted from its events (`saved`), not read back from the store (2.6 % of bulk-ingest
+CPU went to reading them back).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
+from typing import Any
 from uuid import UUID
 
 import orjson
@@ -47,6 +50,19 @@ class PendingPostings:
                     self.pending.pop(state["posting"], None)
             self.position = position
         return self
+
+    def saved(self, events: Sequence[Any], ids: Sequence[int]) -> None:
+        """Note this ledger's own save of `events`, stored as notifications `ids` (one each, in
+        one transaction), when the index has read up to the notification just before them: the
+        log then holds nothing between, and the postings and closings are those events'."""
+        if not ids or self.position != ids[0] - 1 or ids[-1] - ids[0] + 1 != len(ids):
+            return  # something else may have been stored in between: read it on `up_to`
+        for event in events:
+            if isinstance(event, Party.TradePosted):
+                self.pending[event.client_id] = (event.originator_id, event.effective_date)
+            elif isinstance(event, Party.TradeClosed):
+                self.pending.pop(event.posting, None)
+        self.position = ids[-1]
 
     def posted_by(self, stale: Callable[[date], bool]) -> Iterator[UUID]:
         """The parties (aggregate ids, each once) with a pending posting whose date is `stale`."""

@@ -62,28 +62,59 @@ def test_expiry_loads_only_the_parties_with_a_stale_pending_posting(tmp_path: Pa
         assert ledger.audit() == []
 
 
-def test_the_index_reads_only_what_was_stored_since_it_last_read(
+def spy_on_reads(ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Where each read of the index's topics starts, from now on."""
+    recorder = app_of(ledger).recorder
+    starts: list[int] = []
+    select = recorder.select_notifications
+
+    def spy(start: Any, limit: int, *args: Any, **kwargs: Any) -> Any:
+        if tuple(kwargs.get("topics") or ()) == TOPICS:
+            starts.append(start)
+        return select(start, limit, *args, **kwargs)
+
+    monkeypatch.setattr(recorder, "select_notifications", spy)
+    return starts
+
+
+def test_the_index_reads_nothing_back_of_the_ledgers_own_saves(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once read up to now, the index notes each of this ledger's saves from its events: an
+    expiry after them reads no posting back from the store, and still expires both."""
+    with Ledger(tmp_path / "d") as ledger:
+        ok(ledger, *MARKET, sell("S1", "1001"),
+           {"type": "expire_trades", "id": "E1", "date": "2024-01-08"})
+        starts = spy_on_reads(ledger, monkeypatch)
+        ok(ledger, sell("S2", "2001"), {"type": "expire_trades", "id": "E2",
+                                        "date": "2024-01-23"})
+        assert starts == []
+        assert {p: status(ledger, p, s)
+                for p, s in (("1001", "S1"), ("2001", "S2"))} == {
+            "1001": Status.EXPIRED, "2001": Status.EXPIRED}
+        assert app_of(ledger).pending_postings.up_to(ledger.position()).pending == {}
+
+
+def test_the_index_reads_what_another_writer_stored_since_it_last_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A posting another writer stored is read from the store (from where the index had read
+    to, no earlier), even after a save of this ledger's own that came after it, and expires."""
     with Ledger(tmp_path / "d") as ledger:
         ok(ledger, *MARKET, sell("S1", "1001"),
            {"type": "expire_trades", "id": "E1", "date": "2024-01-08"})
         read_to = ledger.position()
-        recorder = app_of(ledger).recorder
-        starts: list[int] = []
-        select = recorder.select_notifications
-
-        def spy(start: Any, limit: int, *args: Any, **kwargs: Any) -> Any:
-            if tuple(kwargs.get("topics") or ()) == TOPICS:
-                starts.append(start)
-            return select(start, limit, *args, **kwargs)
-
-        monkeypatch.setattr(recorder, "select_notifications", spy)
-        ok(ledger, sell("S2", "2001"), {"type": "expire_trades", "id": "E2",
-                                        "date": "2024-01-23"})
+        with Ledger(tmp_path / "d") as other:
+            ok(other, sell("S2", "2001"))
+        ok(ledger, sell("S3", "2001"))  # after S2: its events alone are not all that is new
+        starts = spy_on_reads(ledger, monkeypatch)
+        ok(ledger, {"type": "expire_trades", "id": "E2", "date": "2024-01-23"})
         assert starts and min(starts) >= read_to, (starts, read_to)
-        assert {p: status(ledger, p, s)
-                for p, s in (("1001", "S1"), ("2001", "S2"))} == {
-            "1001": Status.EXPIRED, "2001": Status.EXPIRED}
+        assert {s: status(ledger, p, s) for p, s in (("1001", "S1"), ("2001", "S2"),
+                                                     ("2001", "S3"))} == {
+            "S1": Status.EXPIRED, "S2": Status.EXPIRED, "S3": Status.EXPIRED}
+        starts.clear()
+        ok(ledger, sell("S4", "2001"))
+        assert list(app_of(ledger).pending_postings.up_to(ledger.position()).pending) == ["S4"]
+        assert starts == []
 
 
 def test_a_closing_in_the_index_removes_the_posting(tmp_path: Path) -> None:
