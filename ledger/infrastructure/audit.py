@@ -215,8 +215,8 @@ class Audit:
         read = read_once(note)  # parsed and rendered once, for the head and the link
         self.running = fold(self.running, note, body=read.body)
         self.last_id = note.id
-        self.check_event(note, read)
-        self.running = self.commands.step(note, self.running)
+        name = self.check_event(note, read)
+        self.running = self.commands.step(note, self.running, name)
         self.check_heads_at(note.id)
 
     def chain_of(self, oid: UUID, version: int) -> str | None:
@@ -225,7 +225,8 @@ class Audit:
         last = self.links.last.get(str(oid))
         return last[1] if last is not None and last[0] == version else None
 
-    def check_event(self, note: Notification, read: ReadState | None = None) -> None:
+    def check_event(self, note: Notification, read: ReadState | None = None) -> str:
+        """Check the event's link (and a command record's events); its event name."""
         if note.originator_version > 1 and str(note.originator_id) not in self.links.last:
             self.recall_record(note)
         state, problem = self.links.step(note, read)
@@ -238,8 +239,9 @@ class Audit:
             self.links.names.pop(str(note.originator_id), None)
             if state is not None:
                 self.check_record(note, state)
-        self.recent.append((event_name(note.originator_id, note.originator_version),
-                            note.topic))
+        name = event_name(note.originator_id, note.originator_version)
+        self.recent.append((name, note.topic))
+        return name
 
     def recall_record(self, note: Notification) -> None:
         """A later event of an aggregate whose link was not kept: if the stored event before it
