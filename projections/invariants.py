@@ -26,7 +26,7 @@ from ledger.application.ledger import Ledger
 from ledger.domain.ranges import RangeError, SerialSet
 from projections import activity_check, sqlite_memory
 from projections.facts import Fact, batch_of
-from projections.holdings import changes
+from projections.holdings import Change, changes
 from projections.lock_invariants import LockReplay
 from projections.quarterly import fuel_change
 from projections.runner import TABLES, Observer, project, rebuild, views_path
@@ -49,6 +49,11 @@ class Reservation:
 
 Slot = tuple[str, str, int]  # (holder, batch, K)
 EMPTY = SerialSet()
+
+
+def where(fact: Fact) -> str:
+    """How a problem names the fact it found (worked out only when there is one)."""
+    return f"notification {fact.notification_id} ({fact.kind}, party {fact.party})"
 
 
 class ClosedBatches:
@@ -99,8 +104,8 @@ class Replay:
         #: the pending sells' reservations, by posting id
         self.sells: dict[str, list[tuple[Slot, Reservation]]] = {}
 
-    def run(self, fact: Fact) -> None:
-        where = f"notification {fact.notification_id} ({fact.kind}, party {fact.party})"
+    def run(self, fact: Fact, changed: list[Change] | None = None) -> None:
+        """Replay one fact; `changed`: its holdings changes (`changes(fact)`), if worked out."""
         touched = {batch_of(block) for block in fact.blocks}
         for batch in touched - self.generated.keys():
             self.open(batch)
@@ -108,8 +113,8 @@ class Replay:
             block = fact.event.rin
             self.generated[batch_of(block)] = SerialSet(((block.start, block.end),))
         if fact.kind in ("trade_posted", "trade_closed"):
-            self.reservation(fact, where)
-        for block, code, k, gallon_rins in changes(fact):
+            self.reservation(fact)
+        for block, code, k, gallon_rins in changes(fact) if changed is None else changed:
             batch, serials = batch_of(block), SerialSet(((block.start, block.end),))
             if batch not in touched:
                 touched.add(batch)
@@ -117,21 +122,22 @@ class Replay:
             slot = (fact.party, batch, k)
             if gallon_rins < 0 and (by := self.reserving(slot, serials, fact.effective_date
                                                          or "")):
-                self.problems.append(f"{where}: {code} left on {fact.effective_date} while "
-                                     f"reserved by sell {', '.join(by)}")
+                self.problems.append(f"{where(fact)}: {code} left on {fact.effective_date} "
+                                     f"while reserved by sell {', '.join(by)}")
             try:
                 if gallon_rins > 0:
                     if k == 1 and self.separated.get(batch, EMPTY).overlaps(serials):
-                        self.problems.append(f"{where}: {code} goes back from K=2 to K=1")
+                        self.problems.append(f"{where(fact)}: {code} goes back from K=2 to K=1")
                     self.hold(slot, self.held.get(slot, EMPTY).union(serials))
                 else:
                     self.hold(slot, self.held.get(slot, EMPTY).subtract(serials))
             except RangeError as exc:
-                self.problems.append(f"{where}: {code}: {exc}")
+                self.problems.append(f"{where(fact)}: {code}: {exc}")
         if fact.kind == "separated":
             for block in fact.blocks:
                 if block.key.k != 1:
-                    self.problems.append(f"{where}: {block.code} separated with K={block.key.k}")
+                    self.problems.append(f"{where(fact)}: {block.code} separated with "
+                                         f"K={block.key.k}")
                 batch = batch_of(block)
                 self.separated[batch] = SerialSet.of([*self.separated.get(batch, EMPTY),
                                                       (block.start, block.end)])
@@ -143,7 +149,7 @@ class Replay:
                     self.retired[batch] = (retired.union(serials) if fact.kind == "retired"
                                            else retired.subtract(serials))
                 except RangeError as exc:
-                    self.problems.append(f"{where}: {block.code} {fact.kind} twice or never "
+                    self.problems.append(f"{where(fact)}: {block.code} {fact.kind} twice or never "
                                          f"retired: {exc}")
         for batch in touched:
             self.close_if_done(batch)
@@ -177,7 +183,7 @@ class Replay:
         del self.generated[batch], self.retired[batch]
         self.holders.pop(batch, None)
 
-    def reservation(self, fact: Fact, where: str) -> None:
+    def reservation(self, fact: Fact) -> None:
         """A sell reserves ranges its poster holds that no other sell reserves on any day of its
         life; a closing ends that life on its date (§80.1452)."""
         event = fact.event
@@ -193,9 +199,9 @@ class Replay:
             slot = (fact.party, batch_of(block), block.key.k)
             serials = SerialSet(((block.start, block.end),))
             if not self.held.get(slot, EMPTY).issuperset(serials):
-                self.problems.append(f"{where}: {code} reserved but not held")
+                self.problems.append(f"{where(fact)}: {code} reserved but not held")
             if others := self.reserving(slot, serials, day):
-                self.problems.append(f"{where}: {code} reserved twice (also by "
+                self.problems.append(f"{where(fact)}: {code} reserved twice (also by "
                                      f"{', '.join(others)})")
             made.append((slot, Reservation(event.client_id, serials, day)))
             self.reserved[slot].append(made[-1][1])
@@ -266,9 +272,10 @@ class DatedChecks:
         self.life_blocks: list[tuple[int, str, int, int]] = []
         self.closings: list[tuple[str, int, str | None]] = []
 
-    def add(self, fact: Fact) -> None:
+    def add(self, fact: Fact, changed: list[Change] | None = None) -> None:
+        """Write down one fact's dated changes; `changed` as `Replay.run` takes it."""
         day = fact.effective_date or ""
-        for block, code, _, gallon_rins in changes(fact):
+        for block, code, _, gallon_rins in changes(fact) if changed is None else changed:
             self.count(fact.party, block.start, block.end, code[:22], day,
                        1 if gallon_rins > 0 else -1, self.HELD)
         change = fuel_change(fact)
@@ -446,9 +453,10 @@ class InvariantChecks:
         self.replay = Replay(ClosedBatches(self.dated.db))
 
     def check(self, fact: Fact) -> None:
-        self.locks.check(fact)
-        self.replay.run(fact)
-        self.dated.add(fact)
+        changed = changes(fact)  # worked out once for the three
+        self.locks.check(fact, changed)
+        self.replay.run(fact, changed)
+        self.dated.add(fact, changed)
 
     def problems(self, differences: list[str], path: Path) -> list[str]:
         """Every broken invariant, with the views' `differences` from their rebuild."""

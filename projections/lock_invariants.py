@@ -20,7 +20,7 @@ from eventsourcing.utils import get_topic
 from ledger.application.ledger import Ledger
 from ledger.domain.batch_status import BatchStatus
 from projections.facts import Fact, batch_of
-from projections.holdings import changes
+from projections.holdings import Change, changes
 
 TOPICS = sorted(get_topic(member) for member in vars(BatchStatus).values()
                 if isinstance(member, type) and issubclass(member, BatchStatus.Event)
@@ -75,13 +75,15 @@ class LockReplay:
                         self.lives.setdefault(event.batch, []).append(
                             (held.pop(holder), event.effective_date))
 
-    def check(self, fact: Fact) -> None:
-        """`fact` used no RINs of a batch locked when it was recorded, or on its date."""
+    def check(self, fact: Fact, changed: list[Change] | None = None) -> None:
+        """`fact` used no RINs of a batch locked when it was recorded, or on its date
+        (`changed`: its holdings changes, if worked out)."""
         self.catch_up(fact.notification_id)
         if fact.effective_date is None or not (self.locks or self.lives):
             return  # no lock has been placed yet: nothing to check against
         on = date.fromisoformat(fact.effective_date)
-        used = [(block, code) for block, code, _, n in changes(fact) if n < 0]
+        used = [(block, code) for block, code, _, n in (
+            changes(fact) if changed is None else changed) if n < 0]
         if fact.kind in USING:
             used = list(zip(fact.blocks, fact.codes, strict=True))
         for block, code in used:

@@ -40,8 +40,8 @@ from ledger.infrastructure.chain import (
     ReadState,
     aggregate_name,
     fold,
-    read_state,
 )
+from ledger.infrastructure.chain_walk import read_once
 from ledger.infrastructure.command_audit import CommandAudit
 from ledger.infrastructure.command_records import CommandRecord, event_name
 from ledger.infrastructure.event_store import LedgerApp
@@ -169,10 +169,12 @@ class Audit:
     def run(self, follower: Follower | None = None) -> list[str]:
         """Every problem found; `follower` gets the decoded events while there is none."""
         self.check_heads_at(0)  # a head kept of the empty log: the genesis hash
-        snapshots = SnapshotCheck(self.app, lambda sql, params: query(self.app, sql, params))
+        snapshots = SnapshotCheck(self.app, lambda sql, params: query(self.app, sql, params),
+                                  self.chain_of)
         if follower is not None:
             follower.begin(self.end)
         following = follower is not None
+        topics = follower.topics if follower is not None else ()
         for page in pages(self.app.recorder, stop=self.end, size=PAGE):
             decoded: list[tuple[int, Any]] = []
             for note in page:
@@ -181,7 +183,7 @@ class Audit:
                     self.problems or self.commands.problems or snapshots.problems)
                 oid = note.originator_id
                 wanted = isinstance(oid, UUID) and snapshots.wants(oid)
-                read = following and follower is not None and note.topic in follower.topics
+                read = following and note.topic in topics
                 if not (wanted or read):
                     continue
                 try:
@@ -210,14 +212,21 @@ class Audit:
                    else f"notifications {self.last_id + 1:,}-{note.id - 1:,}")
             self.problems.append(f"{gap} missing from stored_events: deleted")
         self.heads_before(note.id)
-        read = read_state(note)  # parsed and rendered once, for the head and the link
+        read = read_once(note)  # parsed and rendered once, for the head and the link
         self.running = fold(self.running, note, body=read.body)
         self.last_id = note.id
-        self.check_event(note, read)
-        self.running = self.commands.step(note, self.running)
+        name = self.check_event(note, read)
+        self.running = self.commands.step(note, self.running, name)
         self.check_heads_at(note.id)
 
-    def check_event(self, note: Notification, read: ReadState | None = None) -> None:
+    def chain_of(self, oid: UUID, version: int) -> str | None:
+        """The stored chain of the aggregate's event at `version`, if that is the last one the
+        walk read (a snapshot's seal is checked against it without reading it back)."""
+        last = self.links.last.get(str(oid))
+        return last[1] if last is not None and last[0] == version else None
+
+    def check_event(self, note: Notification, read: ReadState | None = None) -> str:
+        """Check the event's link (and a command record's events); its event name."""
         if note.originator_version > 1 and str(note.originator_id) not in self.links.last:
             self.recall_record(note)
         state, problem = self.links.step(note, read)
@@ -230,8 +239,9 @@ class Audit:
             self.links.names.pop(str(note.originator_id), None)
             if state is not None:
                 self.check_record(note, state)
-        self.recent.append((event_name(note.originator_id, note.originator_version),
-                            note.topic))
+        name = event_name(note.originator_id, note.originator_version)
+        self.recent.append((name, note.topic))
+        return name
 
     def recall_record(self, note: Notification) -> None:
         """A later event of an aggregate whose link was not kept: if the stored event before it

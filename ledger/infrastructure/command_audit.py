@@ -74,19 +74,24 @@ class CommandAudit:
             self.problems.append(f"{table_of(self.app.recorder)}: its rows cannot be read "
                                  f"({error}): not checked")
 
-    def step(self, note: Notification, running: str) -> str:
-        """Check the row at this notification, if any; return the head with it folded in."""
-        for stray in self.rows.passed(note.id):
-            self.problems.append(f"{label(stray)}: that notification is not stored: its events "
-                                 "deleted, or the row re-pointed or forged")
-            self.check_link(stray)
-        self.recent.append((note.id, event_name(note.originator_id, note.originator_version),
-                            note.topic))
+    def step(self, note: Notification, running: str, name: str | None = None) -> str:
+        """Check the row at this notification, if any; return the head with it folded in.
+        `name`: the notification's event name (`event_name`), if worked out already."""
+        rows = self.rows
+        if rows.pending is not None and rows.pending.notification_id < note.id:
+            for stray in rows.passed(note.id):
+                self.problems.append(f"{label(stray)}: that notification is not stored: its "
+                                     "events deleted, or the row re-pointed or forged")
+                self.check_link(stray)
+        self.recent.append((note.id, name or event_name(note.originator_id,
+                                                        note.originator_version), note.topic))
         if note.topic == CommandRecord.Applied.TOPIC:
             self.last_command = note.id
             if self.first_record is None:
                 self.first_record = note.id
-        row = self.rows.at(note.id)
+        if rows.pending is None or rows.pending.notification_id != note.id:
+            return running  # no row at this notification (the next is further on)
+        row = rows.at(note.id)
         if row is None:
             return running
         self.check_link(row)

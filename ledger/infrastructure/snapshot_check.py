@@ -26,14 +26,18 @@ PAGE = 1_000
 LIVE = 256  # aggregates held replayed at once
 
 Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
+Chains = Callable[[UUID, int], str | None]
 
 
 class SnapshotCheck:
     """The snapshots of every aggregate, checked as the walk reaches their versions."""
 
-    def __init__(self, app: Application[UUID], query: Query) -> None:
+    def __init__(self, app: Application[UUID], query: Query, chains: Chains | None = None
+                 ) -> None:
+        """`chains`: the chain of an aggregate's event at a version, if the walk knows it."""
         self.app = app
         self.query = query
+        self.chains: Chains = chains or (lambda oid, version: None)
         self.problems: list[str] = []
         self.sqlite = "SQLITE_DBNAME" in app.env
         #: each aggregate (its id's 128-bit integer: hashing a UUID runs Python code) → the
@@ -79,7 +83,9 @@ class SnapshotCheck:
             del live[next(iter(live))]
 
     def reached(self, oid: UUID, aggregate: Any, version: int) -> None:
-        """Compare at a snapshot of this version; name those at versions passed over."""
+        """Compare at a snapshot of this version; name those at versions passed over. One found
+        equal is what the replay goes on from, as the ledger's load would (its unchanged
+        slots are then not encoded again at the next snapshot)."""
         key = oid.int
         if hasattr(aggregate, "party_id"):
             self.names[key] = f"party {aggregate.party_id}"
@@ -90,12 +96,14 @@ class SnapshotCheck:
             return
         row = self.app.snapshots.recorder.select_events(  # type: ignore[union-attr]
             oid, gt=version - 1, lte=version, limit=1)[0]
-        problem = compare(self.app, aggregate, row)
+        problem, restored = compare(self.app, aggregate, row, self.chains(oid, version))
         if problem:
             self.problems.append(f"{self.table} row of {self.name(oid)} at version "
                                  f"{version:,}: {problem}")
         else:
             self.equal[key] = version
+            if restored is not None and key in self.live:
+                self.live[key] = restored
         self.advance(oid, version)
 
     def replayed(self, oid: UUID, version: int) -> Any:
@@ -169,17 +177,20 @@ def paged(select: Any, oid: UUID, after: int, upto: int | None) -> Iterator[Any]
         after = rows[-1].originator_version
 
 
-def compare(app: Application[UUID], aggregate: Any, row: Any) -> str | None:
-    """What differs between a stored snapshot and the replayed aggregate, if anything."""
+def compare(app: Application[UUID], aggregate: Any, row: Any, chain: str | None = None
+            ) -> tuple[str | None, Any]:
+    """What differs between a stored snapshot and the replayed aggregate, if anything; and the
+    aggregate the snapshot restores if it is of its class's current version (else None).
+    `chain`: that of the aggregate's event at the snapshot's version, if known (else read)."""
     try:
         stored = orjson.loads(row.state)
         stored_state = stored["state"]
     except (ValueError, TypeError, KeyError):
-        return "stored state is not a snapshot's JSON"
+        return "stored state is not a snapshot's JSON", None
     taken = Snapshot.take(aggregate)
     replayed = orjson.loads(app.mapper.transcoder.encode(taken.state))
     if stored.get("topic") != taken.topic:
-        return "names another aggregate class"
+        return "names another aggregate class", None
     try:  # as the ledger would load it: upcast to the aggregate's current class version
         snapshot = app.mapper.to_domain_event(row)
         current = is_current(snapshot)
@@ -188,17 +199,19 @@ def compare(app: Application[UUID], aggregate: Any, row: Any) -> str | None:
             stored_state = orjson.loads(
                 app.mapper.transcoder.encode(Snapshot.take(restored).state))
     except Exception as exc:
-        return f"cannot be loaded ({type(exc).__name__}: {exc})"
+        return f"cannot be loaded ({type(exc).__name__}: {exc})", None
     if not current and isinstance(stored_state, dict):  # an older class's: what it holds
         replayed = {k: v for k, v in replayed.items() if k in stored_state}
     if not isinstance(stored_state, dict) or stored_state != replayed:
         keys = sorted(k for k in set(replayed) | set(stored_state if isinstance(
             stored_state, dict) else {}) if not isinstance(stored_state, dict) or
             stored_state.get(k) != replayed.get(k))
-        return f"differs from the replay of its events in {', '.join(keys)}: edited"
+        return f"differs from the replay of its events in {', '.join(keys)}: edited", None
     if SEAL_KEY in stored:
-        chain = app.mapper.chain_at(row.originator_id, row.originator_version)  # type: ignore[attr-defined]
+        if chain is None:
+            chain = app.mapper.chain_at(  # type: ignore[attr-defined]
+                row.originator_id, row.originator_version)
         problem = seal_problem(row, chain, None)
         if problem:
-            return f"its seal does not hold ({problem}): edited"
-    return None
+            return f"its seal does not hold ({problem}): edited", None
+    return None, restored if current else None
