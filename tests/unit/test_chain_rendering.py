@@ -12,12 +12,8 @@ from typing import Any
 
 import pytest
 from eventsourcing.persistence import (
-    DatetimeAsISO,
-    DecimalAsStr,
-    JSONTranscoder,
     Notification,
     StoredEvent,
-    UUIDAsHex,
 )
 from hypothesis import given
 from hypothesis import strategies as st
@@ -32,31 +28,23 @@ from ledger.infrastructure.chain import (
     fold,
     fold_stored,
 )
-from ledger.infrastructure.transcodings import register_transcodings
+from tests.transcoder import ledger_transcoder
 
 BLOCK = RinBlock(BlockKey(1, 2024, "1001", "20001", "00001", 10, 6, date(2024, 1, 2), "ethanol"),
                  1, 500)
 
 
-def transcoder() -> JSONTranscoder:
-    """The transcoder `LedgerApp` makes: the library's transcodings, then the ledger's."""
-    made = JSONTranscoder()
-    for transcoding in (UUIDAsHex(), DecimalAsStr(), DatetimeAsISO()):
-        made.register(transcoding)
-    register_transcodings(made)
-    return made
-
 
 def library_canonical(state: dict[str, Any]) -> bytes:
     """The canonical bytes by the library's own transcoder and the stdlib alone: its JSON,
     parsed, then sorted and compact (what `canonical` promises to equal)."""
-    value = json.loads(transcoder().encode(state))
+    value = json.loads(ledger_transcoder().encode(state))
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def mapper() -> ChainMapper:
     """A chain mapper whose aggregates have no stored events (a chain at version 0)."""
-    return ChainMapper(transcoder(), lambda: NoEvents())  # type: ignore[arg-type,return-value]
+    return ChainMapper(ledger_transcoder(), lambda: NoEvents())  # type: ignore[arg-type,return-value]
 
 
 class NoEvents:

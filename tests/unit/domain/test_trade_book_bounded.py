@@ -14,28 +14,19 @@ from datetime import date
 from decimal import Decimal
 
 from eventsourcing.domain import Snapshot
-from eventsourcing.persistence import DatetimeAsISO, DecimalAsStr, JSONTranscoder, UUIDAsHex
 
 from ledger.domain.fuel_book import FuelBook
 from ledger.domain.party import Party
 from ledger.domain.rin import RinBlock
 from ledger.domain.trade_book import Reservation, Status
-from ledger.infrastructure.transcodings import register_transcodings
+from tests.transcoder import ledger_transcoder
 from tests.unit.domain.test_party import KEY, ethanol, no_invalid, party
 from tests.unit.domain.test_party_trades import BUY, ON, SELL, cmd
 
 
-def transcoder() -> JSONTranscoder:
-    made = JSONTranscoder()
-    for transcoding in (UUIDAsHex(), DecimalAsStr(), DatetimeAsISO()):
-        made.register(transcoding)
-    register_transcodings(made)
-    return made
-
-
 def stored(aggregate: Party) -> bytes:
     """The aggregate's snapshot state as the store holds it."""
-    return transcoder().encode(Snapshot.take(aggregate).state)
+    return ledger_transcoder().encode(Snapshot.take(aggregate).state)
 
 
 def traded(pairs: int) -> tuple[Party, Party]:
@@ -60,7 +51,7 @@ def test_completed_pairs_leave_nothing_in_either_trade_book() -> None:
     assert buyer.holdings.totals() == {(6, 2024, 1): 3_000}  # the pairs did complete
     for side in (seller, buyer):
         assert (side.trades.open, side.trades.lives, side.trades.sells_by_key) == ({}, {}, {})
-        assert transcoder().encode(side.trades) == b'{"_type_":"trade_book","_data_":' \
+        assert ledger_transcoder().encode(side.trades) == b'{"_type_":"trade_book","_data_":' \
             b'{"open":[],"lives":[]}}'
 
 
