@@ -4,11 +4,18 @@ another's takes the writers' turn, so its next attempt cannot lose.
 A save reads its aggregates outside the saving transaction and is refused if another writer
 saved them in between (ledger/infrastructure/read_check.py); under a sustained stream of saves
 by another process the same writer can lose again and again (session 5: up to ~440 tries).
-Every save holds a shared `flock` on the store's file while it inserts; the losing writer
-takes it exclusively before it reads, so no other save can commit until its own has: what it
-reads is what its save checks against. `flock` and SQLite's own (POSIX `fcntl`) locks are
-separate on Linux, so this lock never blocks SQLite's readers or its locking. PostgreSQL does
-the same with an advisory lock (`PostgresTurn`).
+Every save holds a shared `flock` on the store's turn file (`turn_path`: the events file's
+name + `-turn`) while it inserts; the losing writer takes it exclusively before it reads, so no
+other save can commit until its own has: what it reads is what its save checks against.
+PostgreSQL does the same with an advisory lock (`PostgresTurn`).
+
+The turn is never taken on the events file itself: closing any descriptor of a file drops
+every POSIX lock the process holds on it, SQLite's too ("How To Corrupt An SQLite Database
+File" §2.2). A turn on the events file dropped the SHARED lock that each of the process's WAL
+connections holds, so another process closing its last connection took the store for unused,
+checkpointed and deleted the WAL while this one still wrote into it: commits a fresh process
+could not see, lost if the writer then died (session 7;
+tests/integration/red_team/test_s7_writer_turn.py).
 
 No writer waits for the turn longer than the store's lock timeout (a writer stopped while it
 holds the turn must not hang the others forever): past it the save fails as a locked store does
@@ -34,6 +41,14 @@ DEFAULT_TIMEOUT = 5.0
 LONGEST_PAUSE = 0.005
 #: what `flock` says on a file system that does not lock files (some network and FUSE ones)
 NO_FLOCK = frozenset({errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL})
+#: what opening the turn file says in a folder this process cannot write: it cannot save there
+#: either, and SQLite's own refusal says so better than the turn would
+NO_TURN_FILE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+
+
+def turn_path(events_file: str) -> str:
+    """The file whose `flock` is the writers' turn of the SQLite store in `events_file`."""
+    return f"{events_file}-turn"
 
 
 class TurnTimeout(LockTimeout):
@@ -68,12 +83,23 @@ def flock_within(fd: int, operation: int, timeout: float, where: str) -> bool:
         pause = min(pause * 2, LONGEST_PAUSE)
 
 
+def open_turn_file(path: str) -> int | None:
+    """A descriptor of the turn file at `path`, made if missing; None in a folder this process
+    cannot write (`NO_TURN_FILE`)."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as error:
+        if error.errno in NO_TURN_FILE:
+            return None
+        raise
+
+
 class WriterTurn:
-    """The writers' turn on the file at `path` (a SQLite store); `None`: an in-memory store,
-    which one process alone can write, so there is no turn to take."""
+    """The writers' turn of the SQLite store at `path` (taken on its `turn_path`); `None`: an
+    in-memory store, which one process alone can write, so there is no turn to take."""
 
     def __init__(self, path: str | None, timeout: float | None = None) -> None:
-        self._path = path
+        self._path = None if path is None else turn_path(path)
         self.timeout = DEFAULT_TIMEOUT if timeout is None else timeout  # seconds
         self._exclusive = False  # this writer holds the turn: its own save takes no share
 
@@ -82,12 +108,15 @@ class WriterTurn:
         if self._path is None:
             yield
             return
-        fd = os.open(self._path, os.O_RDONLY)
+        fd = open_turn_file(self._path)
+        if fd is None:
+            yield
+            return
         try:
             flock_within(fd, operation, self.timeout, self._path)
             yield
         finally:
-            os.close(fd)  # closing the last descriptor of the open file releases its flock
+            os.close(fd)  # releases the flock; the turn file holds no lock of SQLite's
 
     @contextmanager
     def saving(self) -> Iterator[None]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -23,14 +25,14 @@ from test_hostile_input import BASE
 from ledger import Ledger
 from ledger.application.store_failures import StoreError
 from ledger.infrastructure import writer_turn
-from ledger.infrastructure.writer_turn import TurnTimeout, WriterTurn
+from ledger.infrastructure.writer_turn import TurnTimeout, WriterTurn, turn_path
 from red_team.test_failures import assert_store_failed, one_line, rin, started_store
 
 
 @contextmanager
 def turn_held(data: Path, operation: int = fcntl.LOCK_EX) -> Iterator[None]:
     """The writers' turn on `data`'s store held as a stopped writer holds it."""
-    fd = os.open(data / "events.sqlite", os.O_RDONLY)
+    fd = os.open(turn_path(str(data / "events.sqlite")), os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, operation)
         yield
@@ -119,3 +121,39 @@ def test_a_flock_failing_otherwise_is_a_store_failure(
         with pytest.raises(StoreError, match="Input/output error"):
             ledger.apply(party("4002"))
         assert ledger.position() == 1
+
+
+WRITER = """
+import os, sys, subprocess
+import orjson
+from ledger import Ledger
+data, lines = sys.argv[1], [orjson.loads(t) for t in open(sys.argv[2], "rb")]
+ledger = Ledger(data)
+assert {r.status for r in ledger.apply_many(lines[:3])} == {"applied"}
+subprocess.run([sys.executable, "-c", sys.argv[3], data], check=True)  # a reader comes and goes
+assert {r.status for r in ledger.apply_many(lines[3:6])} == {"applied"}
+print(ledger.position(), flush=True)
+os._exit(0)  # the writer dies with the store open (SIGKILL, a power cut): no close, no checkpoint
+"""
+READER = ("import sqlite3, sys; connection = sqlite3.connect(sys.argv[1] + '/events.sqlite'); "
+          "connection.execute('SELECT count(*) FROM stored_events').fetchone(); connection.close()")
+
+
+def test_a_reader_that_comes_and_goes_costs_no_commit_of_a_writer_that_dies(
+        tmp_path: Path) -> None:
+    """The turn was taken on the events file itself, and closing it dropped the SHARED lock of
+    the writer's WAL connection: a reader process closing its connection then took the store
+    for unused, checkpointed and deleted the WAL, and the writer's next commits went into the
+    deleted WAL, unseen by others and lost when the writer died (measured on f919117: position
+    8 reported, 3 found). Every commit a writer reported is in the store for the next process."""
+    data = tmp_path / "store"
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[3]), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", WRITER, str(data), str(sample), READER],
+                          capture_output=True, text=True, env=env, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr[-2_000:]
+    reported = int(done.stdout.split()[-1])
+    assert reported == 3 + 5  # 3 registrations; a registration and two generations of 2 events
+    with Ledger(data) as next_process:
+        assert next_process.position() == reported
