@@ -15,9 +15,11 @@ are bounded (projections/sqlite_memory.py): a sort spills to disk, whatever the 
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.sqlite import (
@@ -29,6 +31,7 @@ from eventsourcing.sqlite import (
 from sqlite_utils import Database
 
 from ledger.infrastructure.eventsourcing_adapter import ConnectionPragmas, TrackingInTransaction
+from ledger.infrastructure.writer_turn import flock_within, open_turn_file
 from projections import sqlite_memory
 from projections.batch import Batch
 from projections.schema import Table, View
@@ -68,6 +71,27 @@ def tracked(c: sqlite3.Cursor, application_name: str) -> object:
     return row[0] if row else None
 
 
+@contextmanager
+def setting_up(path: str) -> Iterator[None]:
+    """The views file's set-up, one process at a time: a `flock` of the file `path` + `-setup`
+    (never of the views file itself, whose closing would drop SQLite's own locks). Processes
+    opening a fresh views file at once raced: the library's migration record collided
+    (IntegrityError) and a transaction that read the layout before another's commit could not
+    write (database is locked, with no wait); session 7, test_views_setup.py."""
+    if path == ":memory:" or path.startswith("file:"):
+        yield
+        return
+    fd = open_turn_file(f"{path}-setup")
+    if fd is None:  # a folder this process cannot write: SQLite's own refusal says so
+        yield
+        return
+    try:
+        flock_within(fd, fcntl.LOCK_EX, LOCK_TIMEOUT, path)
+        yield
+    finally:
+        os.close(fd)
+
+
 class ViewConnections(ConnectionPragmas, SQLiteConnectionPool):
     """The library's SQLite connections to the views file, with the `PRAGMAS` set."""
 
@@ -92,6 +116,7 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
         sql_views: Iterable[View] = (), layout: int = 0,
     ) -> None:
         super().__init__(ViewDatastore(str(path)))
+        self.path = str(path)
         self.tables = tuple(tables)
         self.sql_views = tuple(sql_views)
         self.layout = layout
@@ -100,11 +125,12 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
     def create_table(self) -> None:
         """The library's tracking table, then the read models' tables in a transaction of
         their own, unless the file already holds every one of them (`in_place`)."""
-        if self.in_place():
-            return
-        super().create_table()
-        with self.datastore.transaction(commit=True) as c:
-            self.create_views(c)
+        with setting_up(self.path):  # one process at a time opens a file first (WAL mode)
+            if self.in_place():
+                return
+            super().create_table()
+            with self.datastore.transaction(commit=True) as c:
+                self.create_views(c)
 
     def in_place(self) -> bool:
         """Whether the file already holds everything `create_table` would make (`complete`):
