@@ -29,11 +29,13 @@ FORBIDDEN = (
 )
 #: what the read side may import from `ledger`: the domain and its rules, the read port, the
 #: façade, the settings, and the adapter that holds every private eventsourcing hook (its
-#: tracking recorder's connection and transaction steps)
+#: tracking recorder's connection and transaction steps), and the file lock with a timeout that
+#: the writers' turn and the views file's set-up share (ledger/infrastructure/writer_turn.py)
 READ_SIDE_MAY_USE = (
     "ledger.domain", "ledger.rules", "ledger.application.event_log", "ledger.application.ledger",
     "ledger.infrastructure.settings", "ledger.infrastructure.eventsourcing_adapter",
     "ledger.application.follow", "ledger.application.rows",  # the topics followed; typed rows
+    "ledger.infrastructure.writer_turn",
 )
 
 
