@@ -107,7 +107,8 @@ class Replay:
     def run(self, fact: Fact, changed: list[Change] | None = None) -> None:
         """Replay one fact; `changed`: its holdings changes (`changes(fact)`), if worked out."""
         touched = {batch_of(block) for block in fact.blocks}
-        for batch in touched - self.generated.keys():
+        # each looked up: a set minus `generated.keys()` iterates every key of the dict
+        for batch in [batch for batch in touched if batch not in self.generated]:
             self.open(batch)
         if fact.kind == "generated":
             block = fact.event.rin

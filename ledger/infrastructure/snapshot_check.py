@@ -4,9 +4,11 @@ each stored snapshot equals the replay of its aggregate's events up to its versi
 The walk hands over each event of an aggregate that has a snapshot still ahead of it, decoded
 once; the aggregate is mutated forward and compared with each stored snapshot as its version
 is reached, and dropped after its last one. At most `LIVE` aggregates are held replayed: the one
-unused longest is dropped, and when its next event comes it is restored from its last snapshot
-found equal to the replay (so equal to the replay at that version) and replayed from the store
-from there, so memory holds `LIVE` aggregates however many parties a store has.
+unused longest is dropped, and its events are passed over until its next snapshot's version
+comes; it is then restored from its last snapshot found equal to the replay (so equal to the
+replay at that version) and replayed from the store from there. Memory holds `LIVE` aggregates
+however many parties a store has, and an event is replayed at most twice however many take
+turns: restoring at each event instead replayed up to an interval's events at every event.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class SnapshotCheck:
         oid, version = event.originator_id, event.originator_version
         key, live = oid.int, self.live
         held = live.pop(key, None)  # put back last: the one unused longest stays first
+        if held is None and version > 1 and self.next[key] > version:
+            return  # dropped for room: replayed from the store when its snapshot comes
         try:
             aggregate = event.mutate(held if held is not None else self.replayed(oid, version))
         except Exception as exc:
