@@ -23,7 +23,6 @@ gets each page's events while nothing found so far is wrong. Every problem names
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Collection, Iterator
 from typing import Any, Protocol
 from uuid import UUID
@@ -37,6 +36,7 @@ from ledger.infrastructure.chain import (
     CHAIN_KEY,
     GENESIS,
     Links,
+    Named,
     ReadState,
     aggregate_name,
     fold,
@@ -54,7 +54,6 @@ from ledger.infrastructure.signing import fingerprint, signature_holds
 from ledger.infrastructure.snapshot_check import SnapshotCheck
 
 PAGE = 1_000
-WINDOW = 256  # the most events one command stores, and more
 
 
 def query(app: Application[UUID], sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -137,7 +136,6 @@ class Audit:
         self.public_key = public_key
         self.problems: list[str] = []
         self.links = Links()
-        self.recent: deque[tuple[str, str]] = deque(maxlen=WINDOW)  # (event name, topic)
         self.running = GENESIS
         self.last_id = 0
         kept = read_head_file(app)  # before the bounds: a writer commits, then writes it
@@ -211,13 +209,16 @@ class Audit:
             gap = (f"notification {self.last_id + 1:,}" if note.id == self.last_id + 2
                    else f"notifications {self.last_id + 1:,}-{note.id - 1:,}")
             self.problems.append(f"{gap} missing from stored_events: deleted")
-        self.heads_before(note.id)
+        if self.kept or (self.head is not None and self.head.notification_id < note.id):
+            self.heads_before(note.id)
         read = read_once(note)  # parsed and rendered once, for the head and the link
-        self.running = fold(self.running, note, body=read.body)
+        named = self.links.named(note.originator_id)  # its id rendered once, for both too
+        self.running = fold(self.running, note, body=read.body, key=named.key)
         self.last_id = note.id
-        name = self.check_event(note, read)
+        name = self.check_event(note, read, named)
         self.running = self.commands.step(note, self.running, name)
-        self.check_heads_at(note.id)
+        if self.kept or (self.head is not None and self.head.notification_id == note.id):
+            self.check_heads_at(note.id)
 
     def chain_of(self, oid: UUID, version: int) -> str | None:
         """The stored chain of the aggregate's event at `version`, if that is the last one the
@@ -225,23 +226,23 @@ class Audit:
         last = self.links.last.get(str(oid))
         return last[1] if last is not None and last[0] == version else None
 
-    def check_event(self, note: Notification, read: ReadState | None = None) -> str:
+    def check_event(self, note: Notification, read: ReadState | None = None,
+                    named: Named | None = None) -> str:
         """Check the event's link (and a command record's events); its event name."""
-        if note.originator_version > 1 and str(note.originator_id) not in self.links.last:
+        named = named or self.links.named(note.originator_id)
+        if note.originator_version > 1 and named.key not in self.links.last:
             self.recall_record(note)
-        state, problem = self.links.step(note, read)
+        state, problem = self.links.step(note, read, named)
         if problem:
             self.problems.append(problem)
         if note.topic == CommandRecord.Applied.TOPIC:
             # a command record's aggregate has this one event: its link is not kept (in a
             # store of release 2's format a quarter of the log is such records)
-            self.links.last.pop(str(note.originator_id), None)
-            self.links.names.pop(str(note.originator_id), None)
+            self.links.forget(note.originator_id, named.key)
             if state is not None:
                 self.check_record(note, state)
-        name = event_name(note.originator_id, note.originator_version)
-        self.recent.append((name, note.topic))
-        return name
+        return (event_name(note.originator_id, note.originator_version) if named.hex is None
+                else f"{named.hex}:{note.originator_version}")
 
     def recall_record(self, note: Notification) -> None:
         """A later event of an aggregate whose link was not kept: if the stored event before it
@@ -282,9 +283,9 @@ class Audit:
         if not (isinstance(named, list) and named and all(isinstance(n, str) for n in named)):
             self.problems.append(f"{label}: its list of events is malformed: forged or edited")
             return
-        before = list(self.recent)[-len(named):] if len(named) <= len(self.recent) else None
-        if before is None or [name for name, _ in before] != named or any(
-                topic == CommandRecord.Applied.TOPIC for _, topic in before):
+        before = self.commands.latest(len(named))  # the notifications before this one
+        if before is None or [name for _, name, _ in before] != named or any(
+                topic == CommandRecord.Applied.TOPIC for *_, topic in before):
             self.problems.append(
                 f"{label}: the events it names ({', '.join(named[:3])}"
                 f"{'…' if len(named) > 3 else ''}) are not the ones stored just before it: "
