@@ -52,7 +52,12 @@ def canonical(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
     byte-identical to `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`
     for the JSON the transcoder writes, and several times faster). `default` renders values
     that are not JSON the way the transcoder does."""
-    return orjson.dumps(value, default=default, option=orjson.OPT_SORT_KEYS | PASS_TO_TRANSCODER)
+    return orjson.dumps(value, default=default, option=CANONICAL)
+
+
+#: orjson's options for `canonical`: keys sorted (a parsed JSON value renders alike with or
+#: without the passthrough, which only a value JSON lacks meets)
+CANONICAL = orjson.OPT_SORT_KEYS | PASS_TO_TRANSCODER
 
 
 def link(previous: str, originator_id: UUID | str, version: int, topic: str,
