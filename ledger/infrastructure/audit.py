@@ -23,6 +23,7 @@ gets each page's events while nothing found so far is wrong. Every problem names
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Iterator
 from typing import Any, Protocol
 from uuid import UUID
@@ -143,12 +144,14 @@ class Audit:
         self.heads = stored_heads(app, heads_end)
         self.commands = CommandAudit(app, self.end)
         self.head: Head | None = next(self.heads, None)
+        self.due: float = math.inf  # `set_due`
+        #: heads kept elsewhere: notification id → (label, head)
+        self.kept: dict[int, list[tuple[str, dict[str, Any]]]] = {}
         self.first_head = self.head.notification_id if self.head else None
         self.last_head: Head | None = None
         self.signed_from: int | None = None  # the first and last heads with a valid signature
         self.signed_upto: int | None = None
-        #: heads kept elsewhere: notification id → (label, head)
-        self.kept: dict[int, list[tuple[str, dict[str, Any]]]] = {}
+        self.set_due()
         self.sqlite = "SQLITE_DBNAME" in app.env
         #: what only this release writes, so its store must have head rows: head.json, and
         #: the first command record naming its events
@@ -163,6 +166,13 @@ class Audit:
 
     def keep(self, label: str, head: dict[str, Any]) -> None:
         self.kept.setdefault(int(head["notification_id"]), []).append((label, head))
+        self.set_due()
+
+    def set_due(self) -> None:
+        """`due`: the lowest notification id a head row or a kept head is at (before it,
+        `heads_before` and `check_heads_at` have nothing to do)."""
+        due = min(self.kept, default=math.inf)
+        self.due = due if self.head is None else min(due, self.head.notification_id)
 
     def run(self, follower: Follower | None = None) -> list[str]:
         """Every problem found; `follower` gets the decoded events while there is none."""
@@ -209,7 +219,7 @@ class Audit:
             gap = (f"notification {self.last_id + 1:,}" if note.id == self.last_id + 2
                    else f"notifications {self.last_id + 1:,}-{note.id - 1:,}")
             self.problems.append(f"{gap} missing from stored_events: deleted")
-        if self.kept or (self.head is not None and self.head.notification_id < note.id):
+        if self.due <= note.id:
             self.heads_before(note.id)
         read = read_once(note)  # parsed and rendered once, for the head and the link
         named = self.links.named(note.originator_id)  # its id rendered once, for both too
@@ -217,7 +227,7 @@ class Audit:
         self.last_id = note.id
         name = self.check_event(note, read, named)
         self.running = self.commands.step(note, self.running, name)
-        if self.kept or (self.head is not None and self.head.notification_id == note.id):
+        if self.due <= note.id:
             self.check_heads_at(note.id)
 
     def chain_of(self, oid: UUID, version: int) -> str | None:
@@ -303,6 +313,7 @@ class Audit:
             for label, _ in self.kept.pop(kept_id):
                 self.problems.append(f"{label} is at notification {kept_id:,}, which the "
                                      "store no longer holds: deleted")
+        self.set_due()
 
     def check_heads_at(self, notification_id: int) -> None:
         if self.head is not None and self.head.notification_id == notification_id:
@@ -315,7 +326,10 @@ class Audit:
             self.check_signature(head)
             self.last_head = head
             self.next_head()
-        for label, kept in self.kept.pop(notification_id, []):
+        found = self.kept.pop(notification_id, [])
+        if found:
+            self.set_due()
+        for label, kept in found:
             if kept["hash"] != self.running:
                 self.problems.append(
                     f"{label} at notification {notification_id:,} was {kept['hash']}, "
@@ -344,6 +358,7 @@ class Audit:
 
     def next_head(self) -> None:
         self.head = next(self.heads, None)
+        self.set_due()
 
     def after_last(self) -> None:
         """What the end of the log says: a deleted tail, or events no head covers."""

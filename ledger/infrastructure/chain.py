@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 import orjson
@@ -137,10 +137,20 @@ def sealed_state(previous: str, originator_id: UUID | str, version: int, topic: 
 def cut(rendered: bytes, at: int, end: int) -> bytes:
     """Canonical JSON of an object less its top-level entry at bytes `at`…`end` (canonical JSON
     less one top-level key is the canonical JSON of the rest)."""
-    if rendered[at - 1:at] == b",":
-        return rendered[:at - 1] + rendered[end:]
+    before, after = cut_parts(rendered, at, end)
+    return before + after
+
+
+def cut_parts(rendered: bytes, at: int, end: int) -> tuple[bytes, bytes]:
+    """`cut`'s result as the bytes before the entry and those after it (`at` > 0: an object's
+    entry follows its `{`)."""
+    if rendered[at - 1] == COMMA:
+        return rendered[:at - 1], rendered[end:]
     # the first key: `{"chain":…,` or the only one
-    return rendered[:at] + rendered[end + (rendered[end:end + 1] == b","):]
+    return rendered[:at], rendered[end + (rendered[end:end + 1] == b","):]
+
+
+COMMA = ord(",")
 
 
 def link_body(originator_id: UUID | str, version: int, topic: str, rest: bytes) -> bytes:
@@ -341,10 +351,11 @@ def fold(head: str, notification: Notification,
     return hashlib.sha256(head.encode() + header + body).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class ReadState:
+class ReadState(NamedTuple):
     """A stored state read once for both checks of it: its JSON value (None if it is not
-    JSON) and the bytes the head folds (its canonical form, or its raw bytes if it has none)."""
+    JSON) and the bytes the head folds (its canonical form, or its raw bytes if it has none).
+    A tuple: one is made for every notification of the walk, and a frozen dataclass's
+    `__init__` sets each field through `object.__setattr__`."""
 
     value: Any
     body: bytes
@@ -439,8 +450,8 @@ class Links:
 
     def named(self, originator_id: UUID | str) -> Named:
         """The aggregate's `Named`, worked out once (UUID hashes in Python; its int does not)."""
-        cached = id_key(originator_id)
-        found = self.ids.get(cached)
+        cached = originator_id.int if isinstance(originator_id, UUID) else str(originator_id)
+        found = self.ids.get(cached)  # `id_key`, without a call
         if found is None:
             if len(self.ids) >= CACHE_SIZE:
                 self.ids.clear()
@@ -508,10 +519,12 @@ def recompute_link(previous: str, note: Notification, state: dict[str, Any], sto
         marker = CHAIN_ENTRY + canonical(stored)  # canonical({CHAIN_KEY: stored})[1:-1]
         at = rendered.find(marker)
         if at >= 0 and rendered.find(marker, at + 1) < 0:
-            rest = cut(rendered, at, at + len(marker))
+            # `assembled` of the `cut`, joined at once with the previous chain
+            before, after = cut_parts(rendered, at, at + len(marker))
             start = named.start if named is not None else id_start(str(note.originator_id))
-            body = assembled(start, note.originator_version, rest, topic_end(note.topic))
-            return hashlib.sha256(previous.encode() + body).hexdigest()
+            return hashlib.sha256(b"".join((
+                previous.encode(), start, str(note.originator_version).encode(), b',"state":',
+                before, after, topic_end(note.topic)))).hexdigest()
     return link(previous, note.originator_id, note.originator_version, note.topic, state)
 
 

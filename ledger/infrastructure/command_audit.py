@@ -118,12 +118,12 @@ class CommandAudit:
         """The row names some events, exactly those stored just before it, after the last
         command's."""
         named = row.events
-        if not (named and all(isinstance(n, str) for n in named)):
+        if not (named and all([isinstance(n, str) for n in named])):
             self.problems.append(f"{label(row)}: its list of events is malformed: edited")
             return
         span = self.latest(len(named))
         if span is None or [name for _, name, _ in span] != named or span[0][0] <= (
-                self.last_command) or any(t == CommandRecord.Applied.TOPIC for *_, t in span):
+                self.last_command) or CommandRecord.Applied.TOPIC in [t for *_, t in span]:
             self.problems.append(
                 f"{label(row)}: the events it names ({', '.join(named[:3])}"
                 f"{'…' if len(named) > 3 else ''}) are not the ones stored just before it: "
