@@ -516,7 +516,7 @@ def recompute_link(previous: str, note: Notification, state: dict[str, Any], sto
     that entry occurs in them once (then it is the top-level one), else rendered anew. The
     bytes hashed are assembled as `link_body` assembles them (`named` gives the id's part)."""
     if rendered is not None:
-        marker = CHAIN_ENTRY + canonical(stored)  # canonical({CHAIN_KEY: stored})[1:-1]
+        marker = CHAIN_ENTRY + orjson.dumps(stored, option=CANONICAL)  # of {CHAIN_KEY: stored}
         at = rendered.find(marker)
         if at >= 0 and rendered.find(marker, at + 1) < 0:
             # `assembled` of the `cut`, joined at once with the previous chain
