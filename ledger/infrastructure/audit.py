@@ -23,7 +23,7 @@ gets each page's events while nothing found so far is wrong. Every problem names
 
 from __future__ import annotations
 
-from collections import deque
+import math
 from collections.abc import Collection, Iterator
 from typing import Any, Protocol
 from uuid import UUID
@@ -37,6 +37,7 @@ from ledger.infrastructure.chain import (
     CHAIN_KEY,
     GENESIS,
     Links,
+    Named,
     ReadState,
     aggregate_name,
     fold,
@@ -54,7 +55,6 @@ from ledger.infrastructure.signing import fingerprint, signature_holds
 from ledger.infrastructure.snapshot_check import SnapshotCheck
 
 PAGE = 1_000
-WINDOW = 256  # the most events one command stores, and more
 
 
 def query(app: Application[UUID], sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -137,7 +137,6 @@ class Audit:
         self.public_key = public_key
         self.problems: list[str] = []
         self.links = Links()
-        self.recent: deque[tuple[str, str]] = deque(maxlen=WINDOW)  # (event name, topic)
         self.running = GENESIS
         self.last_id = 0
         kept = read_head_file(app)  # before the bounds: a writer commits, then writes it
@@ -145,12 +144,14 @@ class Audit:
         self.heads = stored_heads(app, heads_end)
         self.commands = CommandAudit(app, self.end)
         self.head: Head | None = next(self.heads, None)
+        self.due: float = math.inf  # `set_due`
+        #: heads kept elsewhere: notification id → (label, head)
+        self.kept: dict[int, list[tuple[str, dict[str, Any]]]] = {}
         self.first_head = self.head.notification_id if self.head else None
         self.last_head: Head | None = None
         self.signed_from: int | None = None  # the first and last heads with a valid signature
         self.signed_upto: int | None = None
-        #: heads kept elsewhere: notification id → (label, head)
-        self.kept: dict[int, list[tuple[str, dict[str, Any]]]] = {}
+        self.set_due()
         self.sqlite = "SQLITE_DBNAME" in app.env
         #: what only this release writes, so its store must have head rows: head.json, and
         #: the first command record naming its events
@@ -165,6 +166,13 @@ class Audit:
 
     def keep(self, label: str, head: dict[str, Any]) -> None:
         self.kept.setdefault(int(head["notification_id"]), []).append((label, head))
+        self.set_due()
+
+    def set_due(self) -> None:
+        """`due`: the lowest notification id a head row or a kept head is at (before it,
+        `heads_before` and `check_heads_at` have nothing to do)."""
+        due = min(self.kept, default=math.inf)
+        self.due = due if self.head is None else min(due, self.head.notification_id)
 
     def run(self, follower: Follower | None = None) -> list[str]:
         """Every problem found; `follower` gets the decoded events while there is none."""
@@ -211,13 +219,16 @@ class Audit:
             gap = (f"notification {self.last_id + 1:,}" if note.id == self.last_id + 2
                    else f"notifications {self.last_id + 1:,}-{note.id - 1:,}")
             self.problems.append(f"{gap} missing from stored_events: deleted")
-        self.heads_before(note.id)
+        if self.due <= note.id:
+            self.heads_before(note.id)
         read = read_once(note)  # parsed and rendered once, for the head and the link
-        self.running = fold(self.running, note, body=read.body)
+        named = self.links.named(note.originator_id)  # its id rendered once, for both too
+        self.running = fold(self.running, note, body=read.body, key=named.key)
         self.last_id = note.id
-        name = self.check_event(note, read)
+        name = self.check_event(note, read, named)
         self.running = self.commands.step(note, self.running, name)
-        self.check_heads_at(note.id)
+        if self.due <= note.id:
+            self.check_heads_at(note.id)
 
     def chain_of(self, oid: UUID, version: int) -> str | None:
         """The stored chain of the aggregate's event at `version`, if that is the last one the
@@ -225,23 +236,23 @@ class Audit:
         last = self.links.last.get(str(oid))
         return last[1] if last is not None and last[0] == version else None
 
-    def check_event(self, note: Notification, read: ReadState | None = None) -> str:
+    def check_event(self, note: Notification, read: ReadState | None = None,
+                    named: Named | None = None) -> str:
         """Check the event's link (and a command record's events); its event name."""
-        if note.originator_version > 1 and str(note.originator_id) not in self.links.last:
+        named = named or self.links.named(note.originator_id)
+        if note.originator_version > 1 and named.key not in self.links.last:
             self.recall_record(note)
-        state, problem = self.links.step(note, read)
+        state, problem = self.links.step(note, read, named)
         if problem:
             self.problems.append(problem)
         if note.topic == CommandRecord.Applied.TOPIC:
             # a command record's aggregate has this one event: its link is not kept (in a
             # store of release 2's format a quarter of the log is such records)
-            self.links.last.pop(str(note.originator_id), None)
-            self.links.names.pop(str(note.originator_id), None)
+            self.links.forget(note.originator_id, named.key)
             if state is not None:
                 self.check_record(note, state)
-        name = event_name(note.originator_id, note.originator_version)
-        self.recent.append((name, note.topic))
-        return name
+        return (event_name(note.originator_id, note.originator_version) if named.hex is None
+                else f"{named.hex}:{note.originator_version}")
 
     def recall_record(self, note: Notification) -> None:
         """A later event of an aggregate whose link was not kept: if the stored event before it
@@ -282,9 +293,9 @@ class Audit:
         if not (isinstance(named, list) and named and all(isinstance(n, str) for n in named)):
             self.problems.append(f"{label}: its list of events is malformed: forged or edited")
             return
-        before = list(self.recent)[-len(named):] if len(named) <= len(self.recent) else None
-        if before is None or [name for name, _ in before] != named or any(
-                topic == CommandRecord.Applied.TOPIC for _, topic in before):
+        before = self.commands.latest(len(named))  # the notifications before this one
+        if before is None or [name for _, name, _ in before] != named or any(
+                topic == CommandRecord.Applied.TOPIC for *_, topic in before):
             self.problems.append(
                 f"{label}: the events it names ({', '.join(named[:3])}"
                 f"{'…' if len(named) > 3 else ''}) are not the ones stored just before it: "
@@ -302,6 +313,7 @@ class Audit:
             for label, _ in self.kept.pop(kept_id):
                 self.problems.append(f"{label} is at notification {kept_id:,}, which the "
                                      "store no longer holds: deleted")
+        self.set_due()
 
     def check_heads_at(self, notification_id: int) -> None:
         if self.head is not None and self.head.notification_id == notification_id:
@@ -314,7 +326,10 @@ class Audit:
             self.check_signature(head)
             self.last_head = head
             self.next_head()
-        for label, kept in self.kept.pop(notification_id, []):
+        found = self.kept.pop(notification_id, [])
+        if found:
+            self.set_due()
+        for label, kept in found:
             if kept["hash"] != self.running:
                 self.problems.append(
                     f"{label} at notification {notification_id:,} was {kept['hash']}, "
@@ -343,6 +358,7 @@ class Audit:
 
     def next_head(self) -> None:
         self.head = next(self.heads, None)
+        self.set_due()
 
     def after_last(self) -> None:
         """What the end of the log says: a deleted tail, or events no head covers."""

@@ -18,7 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 from uuid import UUID
 
 import orjson
@@ -51,7 +52,12 @@ def canonical(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
     byte-identical to `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`
     for the JSON the transcoder writes, and several times faster). `default` renders values
     that are not JSON the way the transcoder does."""
-    return orjson.dumps(value, default=default, option=orjson.OPT_SORT_KEYS | PASS_TO_TRANSCODER)
+    return orjson.dumps(value, default=default, option=CANONICAL)
+
+
+#: orjson's options for `canonical`: keys sorted (a parsed JSON value renders alike with or
+#: without the passthrough, which only a value JSON lacks meets)
+CANONICAL = orjson.OPT_SORT_KEYS | PASS_TO_TRANSCODER
 
 
 def link(previous: str, originator_id: UUID | str, version: int, topic: str,
@@ -74,6 +80,7 @@ DATES_REMEMBERED = 40_000
 #: what the chain's place holds while the state is rendered canonically: 64 hex digits
 PLACEHOLDER = "0" * 64
 MARKER = orjson.dumps({CHAIN_KEY: PLACEHOLDER})[1:-1]  # b'"chain":"000…0"'
+CHAIN_ENTRY = orjson.dumps(CHAIN_KEY) + b":"  # b'"chain":', what a chain's value follows
 
 
 @dataclass(frozen=True)
@@ -130,18 +137,43 @@ def sealed_state(previous: str, originator_id: UUID | str, version: int, topic: 
 def cut(rendered: bytes, at: int, end: int) -> bytes:
     """Canonical JSON of an object less its top-level entry at bytes `at`…`end` (canonical JSON
     less one top-level key is the canonical JSON of the rest)."""
-    if rendered[at - 1:at] == b",":
-        return rendered[:at - 1] + rendered[end:]
+    before, after = cut_parts(rendered, at, end)
+    return before + after
+
+
+def cut_parts(rendered: bytes, at: int, end: int) -> tuple[bytes, bytes]:
+    """`cut`'s result as the bytes before the entry and those after it (`at` > 0: an object's
+    entry follows its `{`)."""
+    if rendered[at - 1] == COMMA:
+        return rendered[:at - 1], rendered[end:]
     # the first key: `{"chain":…,` or the only one
-    return rendered[:at] + rendered[end + (rendered[end:end + 1] == b","):]
+    return rendered[:at], rendered[end + (rendered[end:end + 1] == b","):]
+
+
+COMMA = ord(",")
 
 
 def link_body(originator_id: UUID | str, version: int, topic: str, rest: bytes) -> bytes:
     """The bytes `link` hashes, from the canonical bytes `rest` of the state less its chain."""
-    return b"".join((
-        b'{"originator_id":', orjson.dumps(str(originator_id)), b',"originator_version":',
-        str(version).encode(), b',"state":', rest, b',"topic":', orjson.dumps(topic), b"}",
-    ))
+    return assembled(id_start(str(originator_id)), version, rest, topic_end(topic))
+
+
+def id_start(key: str) -> bytes:
+    """The start of the bytes `link` hashes for an aggregate whose id renders as `key`: the
+    same for every event of it (`Named`)."""
+    return b'{"originator_id":' + orjson.dumps(key) + b',"originator_version":'
+
+
+@lru_cache(maxsize=1024)
+def topic_end(topic: str) -> bytes:
+    """The end of the bytes `link` hashes for an event of `topic` (a store has a few dozen)."""
+    return b',"topic":' + orjson.dumps(topic) + b"}"
+
+
+def assembled(start: bytes, version: int, rest: bytes, end: bytes) -> bytes:
+    """`link_body` from its aggregate's `id_start` and its topic's `topic_end`: the canonical
+    JSON of `{originator_id, originator_version, state, topic}`, keys in their sorted order."""
+    return b"".join((start, str(version).encode(), b',"state":', rest, end))
 
 
 class ChainMapper(Mapper[UUID]):
@@ -301,26 +333,29 @@ def parse_state(state: bytes | str) -> Any:
 
 
 def fold(head: str, notification: Notification,
-         parse: Callable[[bytes | str], Any] = parse_state, body: bytes | None = None) -> str:
+         parse: Callable[[bytes | str], Any] = parse_state, body: bytes | None = None,
+         key: str | None = None) -> str:
     """One step of the ledger-wide chain: the head after `notification`. A state that is not
     JSON, or holds a value canonical JSON cannot render (an integer beyond 64 bits, nesting
     too deep), folds in as its raw bytes. `parse` may be orjson's for states the ledger has
     just written (no NaN, no integer beyond 64 bits: the same values, parsed faster); `body`
-    the state's canonical bytes, if known (`ChainedStoredEvent.canonical`)."""
+    the state's canonical bytes, if known (`ChainedStoredEvent.canonical`); `key` its
+    originator id as rendered already (`Named.key`)."""
     try:
         body = body or canonical(parse(notification.state))
     except (ValueError, TypeError, RecursionError):
         body = notification.state.encode() if isinstance(notification.state, str) else bytes(
             notification.state)
-    header = canonical([notification.id, str(notification.originator_id),
-                        notification.originator_version, notification.topic])
+    header = orjson.dumps([notification.id, str(notification.originator_id) if key is None
+                           else key, notification.originator_version, notification.topic])
     return hashlib.sha256(head.encode() + header + body).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class ReadState:
+class ReadState(NamedTuple):
     """A stored state read once for both checks of it: its JSON value (None if it is not
-    JSON) and the bytes the head folds (its canonical form, or its raw bytes if it has none)."""
+    JSON) and the bytes the head folds (its canonical form, or its raw bytes if it has none).
+    A tuple: one is made for every notification of the walk, and a frozen dataclass's
+    `__init__` sets each field through `object.__setattr__`."""
 
     value: Any
     body: bytes
@@ -375,35 +410,86 @@ def verify_chain(app: Application[UUID], head: dict[str, Any] | None = None) -> 
     return problems
 
 
+@dataclass(frozen=True, slots=True)
+class Named:
+    """One aggregate's id as the walk renders it for each of its notifications, worked out once
+    (`Links.named`): `key` as the chain and the head hash it (`str(UUID)`), `start` the
+    beginning of the bytes its links hash (`id_start`), `hex` as a command record names its
+    events (`command_records.event_name`; None if the id is no UUID: `event_name` says why)."""
+
+    key: str
+    start: bytes
+    hex: str | None
+
+
+def named_id(originator_id: UUID | str) -> Named:
+    key = str(originator_id)
+    try:
+        hex_id: str | None = originator_id.hex if isinstance(originator_id, UUID) else (
+            UUID(originator_id).hex)
+    except ValueError:
+        hex_id = None
+    return Named(key, id_start(key), hex_id)
+
+
+def id_key(originator_id: UUID | str) -> int | str:
+    """What `Links.ids` is keyed by: a UUID's int (a UUID's own hash and equality run in
+    Python), else the id as text."""
+    return originator_id.int if isinstance(originator_id, UUID) else str(originator_id)
+
+
 class Links:
     """The per-aggregate chains, checked notification by notification in id order."""
 
     def __init__(self) -> None:
         self.last: dict[str, tuple[int, str]] = {}  # aggregate → (version, chain) seen last
         self.names: dict[str, str] = {}
+        #: aggregate (its UUID's int, or its id as stored) → its `Named`; one entry per
+        #: aggregate, as `last` keeps, and at most CACHE_SIZE
+        self.ids: dict[int | str, Named] = {}
 
-    def step(self, note: Notification, read: ReadState | None = None
-             ) -> tuple[dict[str, Any] | None, str | None]:
+    def named(self, originator_id: UUID | str) -> Named:
+        """The aggregate's `Named`, worked out once (UUID hashes in Python; its int does not)."""
+        cached = originator_id.int if isinstance(originator_id, UUID) else str(originator_id)
+        found = self.ids.get(cached)  # `id_key`, without a call
+        if found is None:
+            if len(self.ids) >= CACHE_SIZE:
+                self.ids.clear()
+            found = self.ids[cached] = named_id(originator_id)
+        return found
+
+    def forget(self, originator_id: UUID | str, key: str) -> None:
+        """Keep nothing of an aggregate no event follows (a command record's)."""
+        self.last.pop(key, None)
+        self.names.pop(key, None)
+        self.ids.pop(id_key(originator_id), None)
+
+    def step(self, note: Notification, read: ReadState | None = None,
+             named: Named | None = None) -> tuple[dict[str, Any] | None, str | None]:
         """The event's parsed state (None if it is not a JSON object), and what is wrong with
-        it, located, if anything. `read`: the state already read (`read_state`)."""
-        oid = str(note.originator_id)
+        it, located, if anything. `read`: the state already read (`read_state`); `named`: its
+        aggregate's id as rendered (`named`)."""
+        named = named or named_id(note.originator_id)
+        oid = named.key
         read = read or read_state(note)
         state = read.value
         if not isinstance(state, dict):
             return None, f"{where(self.names, oid, note)}: stored state is not JSON"
-        self.names.setdefault(oid, aggregate_name(oid, state) if note.originator_version == 1
-                              else f"aggregate {oid}")
+        if oid not in self.names:
+            self.names[oid] = (aggregate_name(oid, state) if note.originator_version == 1
+                               else f"aggregate {oid}")
         problem = check_link(self.last.get(oid), note, state,
-                             read.body if read.canonical else None)
+                             read.body if read.canonical else None, named)
         self.last[oid] = (note.originator_version, str(state.get(CHAIN_KEY, GENESIS)))
         return state, f"{where(self.names, oid, note)}: {problem}" if problem else None
 
 
 def check_link(previous: tuple[int, str] | None, note: Notification,
-               state: dict[str, Any], rendered: bytes | None = None) -> str | None:
+               state: dict[str, Any], rendered: bytes | None = None,
+               named: Named | None = None) -> str | None:
     """What is wrong with one stored event given its aggregate's previous one, if anything.
     `rendered`: the state's canonical bytes, if known (the link is then hashed from them less
-    the chain, without rendering the state again)."""
+    the chain, without rendering the state again); `named`: its aggregate's id as rendered."""
     prev_version, prev_chain = previous or (0, GENESIS)
     version = note.originator_version
     if version != prev_version + 1:
@@ -416,7 +502,7 @@ def check_link(previous: tuple[int, str] | None, note: Notification,
     if stored is None:
         return "no chain: inserted or rewritten"
     try:
-        recomputed = recompute_link(prev_chain, note, state, stored, rendered)
+        recomputed = recompute_link(prev_chain, note, state, stored, rendered, named)
     except TypeError:  # e.g. an integer beyond 64 bits: the ledger never writes one
         return "stored state holds a value the ledger never writes (an integer beyond 64 bits?)"
     if stored != recomputed:
@@ -425,16 +511,20 @@ def check_link(previous: tuple[int, str] | None, note: Notification,
 
 
 def recompute_link(previous: str, note: Notification, state: dict[str, Any], stored: Any,
-                   rendered: bytes | None) -> str:
+                   rendered: bytes | None, named: Named | None = None) -> str:
     """`link` of the stored event: from its canonical bytes less the stored chain's entry when
-    that entry occurs in them once (then it is the top-level one), else rendered anew."""
+    that entry occurs in them once (then it is the top-level one), else rendered anew. The
+    bytes hashed are assembled as `link_body` assembles them (`named` gives the id's part)."""
     if rendered is not None:
-        marker = canonical({CHAIN_KEY: stored})[1:-1]
+        marker = CHAIN_ENTRY + orjson.dumps(stored, option=CANONICAL)  # of {CHAIN_KEY: stored}
         at = rendered.find(marker)
         if at >= 0 and rendered.find(marker, at + 1) < 0:
-            rest = cut(rendered, at, at + len(marker))
-            body = link_body(note.originator_id, note.originator_version, note.topic, rest)
-            return hashlib.sha256(previous.encode() + body).hexdigest()
+            # `assembled` of the `cut`, joined at once with the previous chain
+            before, after = cut_parts(rendered, at, at + len(marker))
+            start = named.start if named is not None else id_start(str(note.originator_id))
+            return hashlib.sha256(b"".join((
+                previous.encode(), start, str(note.originator_version).encode(), b',"state":',
+                before, after, topic_end(note.topic)))).hexdigest()
     return link(previous, note.originator_id, note.originator_version, note.topic, state)
 
 

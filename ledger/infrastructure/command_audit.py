@@ -118,16 +118,24 @@ class CommandAudit:
         """The row names some events, exactly those stored just before it, after the last
         command's."""
         named = row.events
-        if not (named and all(isinstance(n, str) for n in named)):
+        if not (named and all([isinstance(n, str) for n in named])):
             self.problems.append(f"{label(row)}: its list of events is malformed: edited")
             return
-        span = list(self.recent)[-len(named):] if len(named) <= len(self.recent) else None
+        span = self.latest(len(named))
         if span is None or [name for _, name, _ in span] != named or span[0][0] <= (
-                self.last_command) or any(t == CommandRecord.Applied.TOPIC for *_, t in span):
+                self.last_command) or CommandRecord.Applied.TOPIC in [t for *_, t in span]:
             self.problems.append(
                 f"{label(row)}: the events it names ({', '.join(named[:3])}"
                 f"{'…' if len(named) > 3 else ''}) are not the ones stored just before it: "
                 "forged, re-pointed, or its events deleted or moved")
+
+    def latest(self, count: int) -> list[tuple[int, str, str]] | None:
+        """The last `count` notifications seen, oldest first (None if fewer were kept): read
+        from the deque's end, not copied whole."""
+        recent = self.recent
+        if count > len(recent):
+            return None
+        return [recent[at] for at in range(-count, 0)] if count else list(recent)
 
     def after_last(self) -> list[str]:
         """What the walk cannot see: rows past the last notification that point at nothing

@@ -326,9 +326,11 @@ class Folding:
 
     def at(self, notification_id: int) -> CommandRow | None:
         """The row at `notification_id`, consumed, if there is one."""
-        for _ in self.passed(notification_id):
-            pass
         row = self.pending
+        if row is not None and row.notification_id < notification_id:
+            for _ in self.passed(notification_id):
+                pass
+            row = self.pending
         if row is None or row.notification_id != notification_id:
             return None
         self.pending = next(self._rows, None)
