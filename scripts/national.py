@@ -77,7 +77,7 @@ def tally(line: dict[str, Any], seen: Counter[str]) -> None:
 
 def ingest(file: Path, data: Path) -> dict[str, Any]:
     """Apply every line of `file` to a fresh store in `data`; count what was stored."""
-    from bench import command_records
+    from bench import command_records, record_events
 
     from ledger import Ledger
 
@@ -94,9 +94,10 @@ def ingest(file: Path, data: Path) -> dict[str, Any]:
     position = ledger.position()
     ledger.close()
     sys.stderr.writelines(f"rejected {text}\n" for text in rejected[:5])
-    records = command_records(data, None)
+    records, in_log = command_records(data, None), record_events(data, None)
     return {**seen, "rejected": len(rejected), "events": position,
-            "domain_events": position - records, "command_records": records}
+            "domain_events": position - in_log, "command_records": records,
+            "command_records_in_log": in_log}
 
 
 def rebuild(data: Path) -> dict[str, Any]:

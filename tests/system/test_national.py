@@ -5,6 +5,7 @@ asserted: the machine is shared)."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import orjson
 
+from ledger.infrastructure.command_records import CommandRecord
 from ledger.simulation.market import emts_transactions, national_market
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +40,11 @@ def test_a_trial_run_prints_the_figures_of_every_phase(tmp_path: Path) -> None:
     assert figures["rejected"] == 0
     assert figures["command_records"] == figures["lines"]  # one per line applied
     assert figures["domain_events"] > figures["lines"]
+    with sqlite3.connect(data / "events.sqlite") as db:  # the log's domain events, counted
+        stored = db.execute("SELECT COUNT(*) FROM stored_events WHERE topic != ?",
+                            (CommandRecord.Applied.TOPIC,)).fetchone()[0]
+    assert figures["domain_events"] == stored  # command rows out of the log are not among them
+    assert figures["domain_events"] + figures["command_records_in_log"] == figures["events"]
     assert figures["rebuilt_position"] == figures["events"]
     assert figures["verify_exit"] == 0
     assert set(figures["phases"]) == PHASES
