@@ -15,9 +15,11 @@ from ledger.infrastructure.command_table import TABLE as COMMANDS_TABLE
 STORED_ROW = ("typeof(originator_id) != 'text' OR length(originator_id) != 32 "
               "OR originator_id GLOB '*[^0-9a-f]*' OR typeof(originator_version) != 'integer' "
               "OR typeof(topic) != 'text' OR typeof(state) NOT IN ('blob', 'text')")
-#: a head row: a hash, and a key and signature that are text or absent
+#: a head row: a hash, and a key and signature that are text or absent, at no negative id
 HEAD_ROW = ("typeof(hash) != 'text' OR typeof(key) NOT IN ('text', 'null') "
-            "OR typeof(signature) NOT IN ('text', 'null')")
+            "OR typeof(signature) NOT IN ('text', 'null') "
+            # below any notification: the walk reads head rows from id 0 up (`stored_heads`)
+            "OR notification_id < 0")
 SHOWN = 5  # rows named per table; the rest are counted
 
 

@@ -93,3 +93,13 @@ def test_a_heads_table_without_its_key_is_named(data: Path) -> None:
     out = verify(data)
     assert out.exit_code == 1, out.output
     assert "rin_heads: its schema is not the ledger's" in out.output, out.output
+
+
+def test_a_head_row_below_every_notification_is_named(data: Path) -> None:
+    """The walk reads head rows from notification 0 up (`stored_heads`): one inserted at a
+    negative id was read by nothing and `verify` said all holds."""
+    with files(data) as db:
+        db.execute("INSERT INTO rin_heads VALUES (-1, ?, NULL, NULL)", ("0" * 64,))
+    out = verify(data)
+    assert out.exit_code == 1, out.output
+    assert "rin_heads rows at notification -1" in out.output, out.output
