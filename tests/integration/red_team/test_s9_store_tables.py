@@ -57,7 +57,7 @@ def forge_duplicate_snapshot(data: Path, party: str) -> int:
 
 
 def test_a_forged_snapshot_row_beside_the_genuine_one_is_named(data: Path) -> None:
-    version = forge_duplicate_snapshot(data, "3001")
+    forge_duplicate_snapshot(data, "3001")
     with Ledger(data) as ledger:  # what is at stake: the ledger loads the forged row
         assert "producer" in ledger.party("3001").roles
     out = verify(data)
