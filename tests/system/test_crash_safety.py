@@ -169,11 +169,13 @@ PROJECT_BATCH = "10"  # events a `rin project` transaction: many commits to land
 @dataclass(frozen=True)
 class Timing:
     """The clean runs' seconds: `rin apply` to its first commit (start-up and one batch) and in
-    all, and `rin project` to its first commit (start-up and one batch)."""
+    all, `rin project` to its first commit and in all; and how many events were stored."""
 
     first_commit: float
     apply: float
     project_first_commit: float
+    project: float
+    events: int
 
     @property
     def batch(self) -> float:
@@ -201,12 +203,13 @@ def kill_apply(data: Path, file: Path, total: int, target: int, rng: Random, tim
 
 
 def kill_project(data: Path, rng: Random, timing: Timing, tally: Tally) -> None:
-    """One project kill point: a random moment up to the clean run's start-up and first batch;
-    or, every other time, a random moment up to a few batches after the views reach a random
-    notification still to project."""
+    """One project kill point: by the clock, a random moment up to start-up and the time its
+    events left to project took the clean run; or, every other time, a random moment up to a
+    few batches after the views reach a random notification still to project."""
     before = tracked(data)
     with read_only(data / "events.sqlite") as db:
         stored = db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0]
+    left = (timing.project - timing.project_first_commit) * (stored - before) / timing.events
     run = Run(data, "project", "--quiet", "--batch-size", PROJECT_BATCH)
     if rng.random() < 0.5 and stored > before:
         target = rng.randint(before + 1, stored)
@@ -214,8 +217,7 @@ def kill_project(data: Path, rng: Random, timing: Timing, tally: Tally) -> None:
             time.sleep(0.002)
         time.sleep(rng.uniform(0, 0.05))
     else:
-        time.sleep(rng.uniform(0, timing.project_first_commit))  # start-up and a batch: not
-        # up to the rest's time by the clean run's clock, which a quieter machine outran
+        time.sleep(rng.uniform(0, timing.project_first_commit + left))
     was_running = run.kill()
     after = tracked(data)
     tally.project_kills += 1
@@ -242,7 +244,8 @@ def test_killed_apply_and_project_runs_resume_exactly_once(tmp_path: Path) -> No
         time.sleep(0.002)
     project_first_commit = time.monotonic() - run.started
     assert run.finish() == 0
-    timing = Timing(first_commit, applied, project_first_commit)
+    timing = Timing(first_commit, applied, project_first_commit,
+                    time.monotonic() - run.started, len(events(reference)))
     assert records(reference) == total  # the simulator's lines are all valid: every id applied
 
     # The kill points: sorted target lines over the file, each with a random moment.
