@@ -1,10 +1,11 @@
 """Crash safety: `rin apply` and `rin project` are SIGKILLed at many random (seeded) points over
 a simulated market file, and restarted until a run completes.
 
-Each apply kill point is a target line drawn at random over the file plus a random moment: the
-kill comes that long after the run reports the target line (so it lands inside a later batch,
-or just after a commit), or, when the target was already passed, that long after the start
-(startup, the scan of lines already applied, the first batch). A kill may lose the uncommitted
+Each apply kill point is a target line drawn at random over the file. Mid-run, the kill comes
+inside the batch after the one that commits the target, timed from the store's own count of
+commands recorded (never from a clock or the buffered output); where that cannot be, in start-up
+or the scan of lines already applied. Every other `rin project` kill point lands mid-run the
+same way, by the tracked notification; the rest in its start-up. A kill may lose the uncommitted
 batch, which the restart applies again; what must never happen is a partial command or a
 duplicate. Afterwards the stored events equal, one for one and in order, those of a clean run
 on a fresh store (timestamps and hash chains aside, which hold the recorded time); there is one
@@ -27,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
@@ -169,13 +171,11 @@ PROJECT_BATCH = "10"  # events a `rin project` transaction: many commits to land
 @dataclass(frozen=True)
 class Timing:
     """The clean runs' seconds: `rin apply` to its first commit (start-up and one batch) and in
-    all, `rin project` to its first commit and in all; and how many events were stored."""
+    all, and `rin project` to its first commit."""
 
     first_commit: float
     apply: float
     project_first_commit: float
-    project: float
-    events: int
 
     @property
     def batch(self) -> float:
@@ -183,18 +183,43 @@ class Timing:
         return (self.apply - self.first_commit) * BATCH / (LINES - BATCH)
 
 
+def commit_gaps(count: Callable[[], int], goal: int, run: Run) -> list[float]:
+    """Poll the store's own count (commands recorded, or notifications tracked) until it
+    reaches `goal` or the run ends; the seconds between the commits seen on the way."""
+    seen, value = [], count()
+    while value < goal and run.process.poll() is None:
+        time.sleep(0.002)
+        now, latest = time.monotonic(), count()
+        if latest != value:
+            seen.append(now)
+            value = latest
+    return [b - a for a, b in zip(seen, seen[1:])]
+
+
+def kill_mid_run(count: Callable[[], int], goal: int, run: Run, rng: Random) -> None:
+    """Kill inside the transaction after the one that reaches `goal`: at a random moment up
+    to half the shortest time between two commits this same run was seen to make (at once if
+    `goal` came with its first). Timed from
+    the store's own progress, not from a clock or the buffered output: by the clean run's
+    clock, a machine quieter than the clean run's committed several batches in the wait (CI on
+    41e822d: 'apply 0→800', one partial run of the two needed)."""
+    gaps = commit_gaps(count, goal, run)
+    time.sleep(rng.uniform(0, min(gaps, default=0) / 2))
+
+
 def kill_apply(data: Path, file: Path, total: int, target: int, rng: Random, timing: Timing,
                tally: Tally) -> None:
-    """One apply kill point: a random moment up to a batch's time after the run reports
-    `target`; or, if `target` was applied already, in start-up or the scan of the lines already
-    applied: up to a batch's time after it reports a random one of them (0: from the start).
-    Each moment is counted from what the run reports, not from the clean run's clock: on a
-    quieter machine than the clean run's, a moment by that clock let the run finish the file
-    and left every later kill point nothing to do (CI on 753d6a1: 'apply 800→2000 (finished)')."""
+    """One apply kill point. Mid-run, when `target` is still to apply and at least two batches
+    before the end (so the kill cannot come after it): inside the batch after the one that
+    commits it. Otherwise, in start-up or the scan of the lines already applied: up to a
+    batch's time after the run reports a random one of them (0: from the start)."""
     before = records(data)
     run = Run(data, "apply", str(file), "--json", "--quiet")
-    run.wait_for_line(target if target > before else rng.randint(0, before))
-    time.sleep(rng.uniform(0, timing.batch))
+    if before < target <= total - 2 * BATCH:
+        kill_mid_run(lambda: records(data), target, run, rng)
+    else:
+        run.wait_for_line(rng.randint(0, before))
+        time.sleep(rng.uniform(0, timing.batch))
     was_running = run.kill()
     after = records(data)
     tally.apply_kills += 1
@@ -203,21 +228,20 @@ def kill_apply(data: Path, file: Path, total: int, target: int, rng: Random, tim
 
 
 def kill_project(data: Path, rng: Random, timing: Timing, tally: Tally) -> None:
-    """One project kill point: by the clock, a random moment up to start-up and the time its
-    events left to project took the clean run; or, every other time, a random moment up to a
-    few batches after the views reach a random notification still to project."""
+    """One project kill point; every other one mid-run: inside the transaction after the one
+    that tracks a random notification at least two transactions in and, before the end, five
+    transactions and a third of what is left. The others, and those with too little to project: by the clock, a
+    random moment up to start-up and the first transaction as the clean run took them."""
     before = tracked(data)
     with read_only(data / "events.sqlite") as db:
         stored = db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0]
-    left = (timing.project - timing.project_first_commit) * (stored - before) / timing.events
+    step = int(PROJECT_BATCH)
+    first, last = before + 2 * step + 1, stored - max(5 * step, (stored - before) // 3)
     run = Run(data, "project", "--quiet", "--batch-size", PROJECT_BATCH)
-    if rng.random() < 0.5 and stored > before:
-        target = rng.randint(before + 1, stored)
-        while tracked(data) < target and run.process.poll() is None:
-            time.sleep(0.002)
-        time.sleep(rng.uniform(0, 0.05))
+    if tally.project_kills % 2 == 0 and first <= last:
+        kill_mid_run(lambda: tracked(data), rng.randint(first, last), run, rng)
     else:
-        time.sleep(rng.uniform(0, timing.project_first_commit + left))
+        time.sleep(rng.uniform(0, timing.project_first_commit))
     was_running = run.kill()
     after = tracked(data)
     tally.project_kills += 1
@@ -244,8 +268,7 @@ def test_killed_apply_and_project_runs_resume_exactly_once(tmp_path: Path) -> No
         time.sleep(0.002)
     project_first_commit = time.monotonic() - run.started
     assert run.finish() == 0
-    timing = Timing(first_commit, applied, project_first_commit,
-                    time.monotonic() - run.started, len(events(reference)))
+    timing = Timing(first_commit, applied, project_first_commit)
     assert records(reference) == total  # the simulator's lines are all valid: every id applied
 
     # The kill points: sorted target lines over the file, each with a random moment.
