@@ -6,7 +6,6 @@ for, `tabular`), in the XML comment and on standard error for `export`."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -18,6 +17,7 @@ from ledger.cli.options import err, options
 from ledger.cli.output import tabular, without_table_flag
 from ledger.cli.report_head import certified, certified_head, title_of
 from ledger.cli.reports import YearOpt
+from ledger.cli.stdout import write_out
 from projections import emts_xml, late, market_tables
 
 app = typer.Typer()
@@ -88,7 +88,7 @@ def export(
                f"{orjson.dumps(head).decode()}")
     document = emts_xml.document(company, created, rows, comment)
     if output is None:
-        sys.stdout.buffer.write(document)
+        write_out(document)
     else:
         output.write_bytes(document)
         if not options(ctx).quiet:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from ledger.application.ledger import Ledger
 from ledger.cli.added_options import option, with_options
 from ledger.cli.arguments import data_folder, store_url
 from ledger.cli.failures import print_failure, store_failures_exit
+from ledger.cli.stdout import output_closed
 from ledger.infrastructure import settings
 from projections import VIEWS_FILE
 from projections.pg_views import is_url
@@ -101,7 +103,8 @@ def overridden(chosen: Options, given: dict[str, Any]) -> Options:
 def global_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """A subcommand that also accepts the global options after its name (as `rin holdings
     --data D`); given there they override those given before it. A command with a `quiet`
-    parameter of its own gets the global `--quiet` or'd into it."""
+    parameter of its own gets the global `--quiet` or'd into it. Stdout closed by its reader
+    ends any of them with exit 141 (`ledger.cli.stdout`)."""
     added = {field: option(f"global_{field}", after_command(annotation), None) for field,
              annotation in (("data", DataOpt), ("store", StoreOpt), ("key", KeyOpt),
                             ("trade_window", WindowOpt), ("views", ViewsOpt))}
@@ -115,7 +118,13 @@ def global_options(command: Callable[..., Any]) -> Callable[..., Any]:
             field: given[f"global_{field}"] for field in added})
         if own_quiet:
             own["quiet"] = own["quiet"] or chosen.quiet
-        yield
+        try:
+            try:
+                yield
+            finally:  # a reader gone before the last of it is seen here, not at exit
+                sys.stdout.flush()
+        except BrokenPipeError:
+            raise typer.Exit(output_closed()) from None
 
     return with_options(command, {p.name: p for p in added.values()}, around)
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -47,6 +46,7 @@ from rich.text import Text
 from ledger.application.ledger import Result
 from ledger.cli.added_options import option, with_options
 from ledger.cli.options import err
+from ledger.cli.stdout import write_out
 
 
 class Format(StrEnum):
@@ -119,15 +119,15 @@ def emit(rows: Sequence[Any], columns: Sequence[str], as_json: bool = False,
                          if on]) if as_json or as_csv else chosen_format()
     plain = [mapping(row) for row in rows]
     if chosen is Format.JSON:
-        sys.stdout.write(orjson.dumps(plain, default=str).decode() + "\n")
+        write_out(orjson.dumps(plain, default=str) + b"\n")
     elif chosen is Format.NL:
-        sys.stdout.write("".join(orjson.dumps(row, default=str).decode() + "\n" for row in plain))
+        write_out(b"".join(orjson.dumps(row, default=str) + b"\n" for row in plain))
     elif chosen is Format.CSV:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(columns)
         writer.writerows([csv_cell(row.get(column)) for column in columns] for row in plain)
-        sys.stdout.write(buffer.getvalue())
+        write_out(buffer.getvalue())
     else:
         print_table(plain, columns, title)
 
@@ -151,10 +151,13 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str) 
     for row in rows:
         table.add_row(*(fmt(row.get(column), column) for column in columns))
     console = Console()
-    if not console.is_terminal:
-        measured = Console(file=io.StringIO(), width=100_000).measure(table).maximum
-        console = Console(width=max(measured, 20))
-    console.print(table)
+    if console.is_terminal:
+        console.print(table)
+        return
+    measured = Console(file=io.StringIO(), width=100_000).measure(table).maximum
+    rendered = io.StringIO()
+    Console(file=rendered, width=max(measured, 20)).print(table)
+    write_out(rendered.getvalue())
 
 
 def is_quantity(value: Any, column: str) -> bool:
@@ -186,9 +189,9 @@ def csv_cell(value: Any) -> str:
 def report(result: Result, as_json: bool) -> None:
     """One command's result: every result as a JSON object, or a rejected line's error."""
     if as_json:
-        sys.stdout.write(orjson.dumps(result.to_dict()).decode() + "\n")
+        write_out(orjson.dumps(result.to_dict()) + b"\n")
     elif result.status == "rejected":
-        sys.stdout.write(f"line {result.line}: {result.error}\n")
+        write_out(f"line {result.line}: {result.error}\n")
 
 
 class Counted(ProgressColumn):

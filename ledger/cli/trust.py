@@ -12,8 +12,9 @@ import typer
 from rich.console import Console
 
 from ledger.application.ledger import Ledger
-from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
+from ledger.cli.failures import store_failures_exit
 from ledger.cli.options import Options, err, open_ledger, options
+from ledger.cli.stdout import write_out
 from ledger.infrastructure.heads import Head
 from ledger.infrastructure.signing import KeyProblem, load_public
 from projections import Views
@@ -96,18 +97,15 @@ def verify(
     except KeyProblem as exc:
         err.print(f"--public-key: {exc}")
         raise typer.Exit(2) from None
-    try:
+    with store_failures_exit(err):
         problems = run_verify(chosen, head, exported, public)
-    except STORE_ERRORS as exc:
-        print_failure(err, store_failure(exc))
-        raise typer.Exit(STORE_FAILED) from None
     if problems is None:
         return
     if as_json:
-        typer.echo(json.dumps({"ok": not problems, "problems": problems}, ensure_ascii=False))
+        write_out(json.dumps({"ok": not problems, "problems": problems}, ensure_ascii=False)
+                  + "\n")
     else:
-        for problem in problems:
-            typer.echo(problem)
+        write_out("".join(f"{problem}\n" for problem in problems))
     quiet = options(ctx).quiet
     if problems:
         if not quiet:
@@ -122,7 +120,7 @@ def run_verify(chosen: Options, head: bool, exported: dict[str, Any] | None,
     """The problems found (None after printing the head for --head)."""
     with open_ledger(chosen) as ledger:
         if head:
-            typer.echo(json.dumps(current_head(ledger)))
+            write_out(json.dumps(current_head(ledger)) + "\n")
             return None
         spinner = Console(stderr=True, quiet=chosen.quiet)  # --quiet: not even a spinner
         with spinner.status("checking chains, heads, command records and snapshots, "

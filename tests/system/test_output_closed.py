@@ -1,0 +1,102 @@
+"""Stdout closed by its reader (`rin … | head`): exit 141 (docs/cli.md "Output closed"), never
+a traceback, a "store failed" (exit 3) or a silent exit 0 over output cut short; `rin apply`
+stops reading lines and says exactly which are committed."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ledger.cli.stdout import OUTPUT_CLOSED
+from ledger.simulation import generate_market
+
+ROOT = Path(__file__).resolve().parents[2]
+RIN = [sys.executable, "-c", "from ledger.cli.main import main; main()"]
+LINES = 3_000  # reports of 170 kB and more: more than a pipe holds (64 kB)
+CLOSED = re.compile(
+    r"output closed by its reader at line (\d+)'s result; every line up to line (\d+) has its "
+    r"result committed \(([\d,]+) applied, ([\d,]+) duplicate, ([\d,]+) rejected\), no later "
+    r"line was read")
+
+
+def rin(*arguments: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*RIN, *arguments], cwd=ROOT, capture_output=True, check=False)
+
+
+def read_then_close(arguments: list[str], keep: int) -> tuple[int, bytes, str]:
+    """Run rin, read `keep` bytes of its stdout, close the pipe: (exit code, what was read,
+    stderr)."""
+    process = subprocess.Popen([*RIN, *arguments], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    seen = process.stdout.read(keep)
+    process.stdout.close()
+    errors = process.stderr.read().decode()
+    return process.wait(timeout=600), seen, errors
+
+
+@pytest.fixture(scope="module")
+def market(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("closed")
+    path = folder / "market.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n"
+                              for line in generate_market(LINES, 11)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def projected(market: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("projected") / "data"
+    assert rin("--data", str(data), "apply", str(market), "-q").returncode == 0
+    assert rin("--data", str(data), "project", "-q").returncode == 0
+    return data
+
+
+def test_apply_into_a_closed_pipe_names_what_is_committed_and_reads_no_later_line(
+        market: Path, tmp_path: Path) -> None:
+    """Was: "store failed: [Errno 32] Broken pipe; last line committed: line 115", exit 3,
+    though the whole first batch of 200 lines was committed, and later ones applied unseen."""
+    data = str(tmp_path / "data")
+    code, seen, errors = read_then_close(["--data", data, "apply", str(market), "--json"], 300)
+    assert code == OUTPUT_CLOSED, errors
+    assert seen.startswith(b'{"'), seen
+    assert "Traceback" not in errors and "store failed" not in errors
+    assert "Exception ignored" not in errors
+    found = CLOSED.search(errors)
+    assert found is not None, errors
+    at, up_to, applied, duplicate, rejected = (int(g.replace(",", "")) for g in found.groups())
+    assert 1 <= at <= up_to < LINES
+    assert applied + duplicate + rejected == up_to  # every line numbered has its result
+    # the store holds exactly those lines: applied again, they come back duplicate, and every
+    # later line is applied now (none was applied unseen after the pipe closed)
+    again = rin("--data", data, "apply", str(market), "--json")
+    statuses = [orjson.loads(line)["status"] for line in again.stdout.splitlines()]
+    assert statuses.count("duplicate") == applied + duplicate
+    assert statuses[up_to:].count("duplicate") == 0
+
+
+@pytest.mark.parametrize("report", [
+    ["trades", "--nl"], ["trades", "--json"], ["trades", "--csv"], ["trades"], ["ptd", "--json"],
+])
+def test_a_report_larger_than_the_pipe_into_a_closed_pipe_exits_141_quietly(
+        projected: Path, report: list[str]) -> None:
+    """Was: exit 0 with the report cut off at 64 kB (the stream's short write dropped the
+    rest without an error), or "store failed: Broken pipe" (exit 3) once buffered."""
+    whole = rin("--data", str(projected), *report)
+    assert whole.returncode == 0 and len(whole.stdout) > 2 ** 17, len(whole.stdout)
+    code, seen, errors = read_then_close(["--data", str(projected), *report], 100)
+    assert (code, errors) == (OUTPUT_CLOSED, "")
+    assert seen == whole.stdout[:100]
+
+
+def test_the_whole_report_reaches_a_reader_that_reads_it_all(projected: Path) -> None:
+    """Piped and read to its end, every trade the report has is there, one line each."""
+    as_json = orjson.loads(rin("--data", str(projected), "trades", "--json").stdout)
+    as_nl = rin("--data", str(projected), "trades", "--nl").stdout.splitlines()
+    assert len(as_nl) == len(as_json) > 0
+    assert [orjson.loads(line) for line in as_nl] == as_json
