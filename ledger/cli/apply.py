@@ -17,7 +17,7 @@ from ledger.application.transaction_file import RefusedLine, file_lines
 from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
 from ledger.cli.options import err, open_ledger, options
 from ledger.cli.output import progress_bar, report
-from ledger.cli.stdout import output_closed
+from ledger.cli.stdout import OutputFailed, output_failed
 
 app = typer.Typer()
 
@@ -54,11 +54,11 @@ def read_lines(streams: list[BinaryIO]) -> Iterator[tuple[int, bytes | RefusedLi
 def apply_lines(ledger: Ledger, streams: list[BinaryIO], files: list[str], quiet: bool,
                 as_json: bool) -> int:
     """Apply the opened files' lines; print rejections (or every result as JSON); return the
-    exit code. Stdout closed by its reader stops the reading of lines: what was already taken
-    is committed and counted, nothing later is applied (exit 141)."""
+    exit code. Stdout that fails (`OutputFailed`) stops the reading of lines: what was already
+    taken is committed and counted, nothing later is applied."""
     counts: Counter[str] = Counter()
     numbered: list[int] = []
-    closed_at: int | None = None  # the line whose result found stdout's reader gone
+    failed: tuple[int, OutputFailed] | None = None  # the line whose result stdout refused
 
     with progress_bar("applying", quiet, "lines") as bar:
         task = bar.add_task("apply", total=None, rate="")
@@ -68,7 +68,7 @@ def apply_lines(ledger: Ledger, streams: list[BinaryIO], files: list[str], quiet
 
         def commands() -> Iterator[bytes | RefusedLine]:
             for number, raw in read_lines(streams):
-                if closed_at is not None:
+                if failed is not None:
                     return
                 numbered.append(number)
                 yield raw
@@ -78,25 +78,25 @@ def apply_lines(ledger: Ledger, streams: list[BinaryIO], files: list[str], quiet
             for index, result in enumerate(ledger.apply_many(commands())):
                 result.line = last = numbered[index]
                 counts[result.status] += 1
-                if closed_at is None:
+                if failed is None:
                     try:
                         report(result, as_json)
-                    except BrokenPipeError:
-                        closed_at = last
+                    except OutputFailed as refused:
+                        failed = last, refused
                 rate = (index + 1) / max(time.monotonic() - started, 1e-6)
                 bar.update(task, completed=index + 1, rate=f"{rate:,.0f} lines/s")
         except STORE_ERRORS as error:
             done = f"line {last}" if last is not None else "none"
             print_failure(err, f"{store_failure(error)}; last line committed: {done}")
             return STORE_FAILED
-    if closed_at is not None:
-        print_failure(err, f"output closed by its reader at line {closed_at}'s result; every "
-                      f"line up to line {last} has its result committed "
-                      f"({counts['applied']:,} applied, {counts['duplicate']:,} duplicate, "
-                      f"{counts['rejected']:,} rejected), no later line was read: the same "
-                      "input applied again applies the rest (the applied lines come back "
-                      "duplicate)")
-        return output_closed()
+    if failed is not None:
+        at, failure = failed
+        print_failure(err, f"{failure} at line {at}'s result; every line up to line {last} "
+                      f"has its result committed ({counts['applied']:,} applied, "
+                      f"{counts['duplicate']:,} duplicate, {counts['rejected']:,} rejected), "
+                      "no later line was read: the same input applied again applies the rest "
+                      "(the applied lines come back duplicate)")
+        return output_failed(failure)
     if not quiet:
         err.print(
             f"{counts['applied']:,} applied, {counts['duplicate']:,} duplicate, "

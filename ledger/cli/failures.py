@@ -63,8 +63,6 @@ def store_failures_exit(console: Console, note: str = "") -> Iterator[None]:
     """Turn a store failure raised inside into its message (and `note`) on stderr, exit 3."""
     try:
         yield
-    except BrokenPipeError:  # stdout's reader went away, not the store (`ledger.cli.stdout`)
-        raise
     except STORE_ERRORS as error:
         print_failure(console, store_failure(error) + note)
         raise typer.Exit(STORE_FAILED) from None

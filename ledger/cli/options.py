@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from ledger.application.ledger import Ledger
 from ledger.cli.added_options import option, with_options
 from ledger.cli.arguments import data_folder, store_url
 from ledger.cli.failures import print_failure, store_failures_exit
-from ledger.cli.stdout import output_closed
+from ledger.cli.stdout import OutputFailed, flush_out, output_failed
 from ledger.infrastructure import settings
 from projections import VIEWS_FILE
 from projections.pg_views import is_url
@@ -103,8 +102,8 @@ def overridden(chosen: Options, given: dict[str, Any]) -> Options:
 def global_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """A subcommand that also accepts the global options after its name (as `rin holdings
     --data D`); given there they override those given before it. A command with a `quiet`
-    parameter of its own gets the global `--quiet` or'd into it. Stdout closed by its reader
-    ends any of them with exit 141 (`ledger.cli.stdout`)."""
+    parameter of its own gets the global `--quiet` or'd into it. Stdout that fails (its reader gone:
+    exit 141; not writable: exit 2) ends any of them (`ledger.cli.stdout`)."""
     added = {field: option(f"global_{field}", after_command(annotation), None) for field,
              annotation in (("data", DataOpt), ("store", StoreOpt), ("key", KeyOpt),
                             ("trade_window", WindowOpt), ("views", ViewsOpt))}
@@ -122,9 +121,11 @@ def global_options(command: Callable[..., Any]) -> Callable[..., Any]:
             try:
                 yield
             finally:  # a reader gone before the last of it is seen here, not at exit
-                sys.stdout.flush()
-        except BrokenPipeError:
-            raise typer.Exit(output_closed()) from None
+                flush_out()
+        except OutputFailed as failure:
+            if not failure.closed:  # a reader gone hears nothing more (as `cat | head`)
+                print_failure(err, str(failure))
+            raise typer.Exit(output_failed(failure)) from None
 
     return with_options(command, {p.name: p for p in added.values()}, around)
 

@@ -1,38 +1,83 @@
-"""Standard output as `rin` writes it: every byte or an error, and a reader that goes away
-(`rin … | head`) ends the command with exit 141 (docs/cli.md "Output closed"), never a
-traceback, a "store failed" or a silent exit 0 over output cut short."""
+"""Standard output as `rin` writes it: every byte or `OutputFailed` (docs/cli.md "Output that
+cannot be written"). A reader that goes away (`rin … | head`) ends the command with exit 141,
+an output that cannot be written (a full disk, a closed descriptor) with exit 2 saying so;
+never a traceback, a "store failed" or an exit 0 over output cut short."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: 128 + SIGPIPE: what a shell reports of a program stopped by writing into a closed pipe
 OUTPUT_CLOSED = 141
+#: the output cannot be written: as design.md's 2 for input that cannot be read
+OUTPUT_UNWRITABLE = 2
+
+
+class OutputFailed(Exception):
+    """Stdout did not take what a command printed: its reader went away (`closed`), or the
+    write failed (the text says why)."""
+
+    def __init__(self, why: str, closed: bool) -> None:
+        super().__init__(why)
+        self.closed = closed
+
+    @property
+    def exit_code(self) -> int:
+        return OUTPUT_CLOSED if self.closed else OUTPUT_UNWRITABLE
+
+    def __str__(self) -> str:
+        return ("output closed by its reader" if self.closed
+                else f"cannot write the output: {self.args[0]}")
 
 
 def write_out(text: str | bytes) -> None:
     """Write all of `text` to stdout and flush it. `sys.stdout.write` of a megabyte into a pipe
     whose reader goes away mid-write was seen to end after one write of 64 kB, with no error
     then or at `flush`: the text layer drops a short count's rest. Here the rest is written
-    again, so a reader that has gone raises `BrokenPipeError`, not a cut-short success."""
-    sys.stdout.flush()  # what was written before goes first
-    data = text.encode(sys.stdout.encoding, sys.stdout.errors or "strict") \
-        if isinstance(text, str) else text
-    out, view = sys.stdout.buffer, memoryview(data)
-    while view:
-        view = view[out.write(view):]
-    out.flush()
+    again, so a reader that has gone is an `OutputFailed`, not a cut-short success."""
+    with output_faults():
+        if sys.stdout is None:  # started with stdout closed (`>&-`)
+            raise OutputFailed("stdout is closed", closed=False)
+        sys.stdout.flush()  # what was written before goes first
+        data = text.encode(sys.stdout.encoding, sys.stdout.errors or "strict") \
+            if isinstance(text, str) else text
+        out, view = sys.stdout.buffer, memoryview(data)
+        while view:
+            view = view[out.write(view):]
+        out.flush()
 
 
-def output_closed() -> int:
-    """Stdout's reader has gone: point stdout at the null device, so what is still buffered
-    for it is dropped rather than failing again when the process exits; the exit code."""
+def flush_out() -> None:
+    """Flush what is still buffered for stdout (if it is open): a failure is seen here, not
+    as Python's "Exception ignored" at exit."""
+    if sys.stdout is not None:
+        with output_faults():
+            sys.stdout.flush()
+
+
+@contextmanager
+def output_faults() -> Iterator[None]:
+    """Turn an error writing stdout into `OutputFailed` (not an `OSError`, which the store's
+    failures are)."""
+    try:
+        yield
+    except BrokenPipeError as error:
+        raise OutputFailed(str(error), closed=True) from None
+    except OSError as error:
+        raise OutputFailed(error.strerror or str(error), closed=False) from None
+
+
+def output_failed(failure: OutputFailed) -> int:
+    """Stdout failed: point it at the null device, so what is still buffered for it is dropped
+    rather than failing again when the process exits; the exit code."""
     try:
         descriptor = sys.stdout.fileno()
-    except (OSError, ValueError):  # not a file (a test's capture): nothing left to flush
-        return OUTPUT_CLOSED
+    except (AttributeError, OSError, ValueError):  # closed, or not a file (a test's capture)
+        return failure.exit_code
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, descriptor)
     os.close(null)
-    return OUTPUT_CLOSED
+    return failure.exit_code

@@ -1,9 +1,11 @@
-"""Stdout closed by its reader (`rin … | head`): exit 141 (docs/cli.md "Output closed"), never
-a traceback, a "store failed" (exit 3) or a silent exit 0 over output cut short; `rin apply`
+"""Stdout that fails (docs/cli.md "Output that cannot be written"): closed by its reader (`rin …
+| head`) exit 141, not writable (a full disk, a closed descriptor) exit 2 saying so; never a
+traceback, a "store failed" (exit 3) or a silent exit 0 over output cut short. `rin apply`
 stops reading lines and says exactly which are committed."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -12,16 +14,18 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ledger.cli.stdout import OUTPUT_CLOSED
+from ledger.cli.stdout import OUTPUT_CLOSED, OUTPUT_UNWRITABLE
 from ledger.simulation import generate_market
 
 ROOT = Path(__file__).resolve().parents[2]
 RIN = [sys.executable, "-c", "from ledger.cli.main import main; main()"]
 LINES = 3_000  # reports of 170 kB and more: more than a pipe holds (64 kB)
-CLOSED = re.compile(
-    r"output closed by its reader at line (\d+)'s result; every line up to line (\d+) has its "
-    r"result committed \(([\d,]+) applied, ([\d,]+) duplicate, ([\d,]+) rejected\), no later "
-    r"line was read")
+FULL = Path("/dev/full")  # every write: ENOSPC, no space left on device
+COMMITTED = (r" at line (\d+)'s result; every line up to line (\d+) has its "
+             r"result committed \(([\d,]+) applied, ([\d,]+) duplicate, ([\d,]+) rejected\), "
+             r"no later line was read")
+CLOSED = re.compile(r"output closed by its reader" + COMMITTED)
+UNWRITABLE = re.compile(r"cannot write the output: No space left on device" + COMMITTED)
 
 
 def rin(*arguments: str) -> subprocess.CompletedProcess[bytes]:
@@ -100,3 +104,42 @@ def test_the_whole_report_reaches_a_reader_that_reads_it_all(projected: Path) ->
     as_nl = rin("--data", str(projected), "trades", "--nl").stdout.splitlines()
     assert len(as_nl) == len(as_json) > 0
     assert [orjson.loads(line) for line in as_nl] == as_json
+
+
+def closed_stdout() -> None:
+    os.close(1)
+
+
+@pytest.mark.parametrize("report", [["trades", "--json"], ["holdings"], ["verify", "--json"]])
+def test_a_report_to_a_full_disk_or_a_closed_stdout_exits_2_saying_so(
+        projected: Path, report: list[str]) -> None:
+    """Was: a traceback ending `OSError: [Errno 28] No space left on device`, or
+    `AttributeError: 'NoneType' object has no attribute 'write'` with stdout closed."""
+    command = [*RIN, "--data", str(projected), *report]
+    with FULL.open("wb") as full:
+        to_full = subprocess.run(command, cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
+                                 check=False)
+    closed = subprocess.run(command, cwd=ROOT, stderr=subprocess.PIPE, check=False,
+                            preexec_fn=closed_stdout)
+    assert (to_full.returncode, to_full.stderr.decode()) == (
+        OUTPUT_UNWRITABLE, "cannot write the output: No space left on device\n")
+    assert (closed.returncode, closed.stderr.decode()) == (
+        OUTPUT_UNWRITABLE, "cannot write the output: stdout is closed\n")
+
+
+def test_apply_to_a_full_disk_names_what_is_committed(market: Path, tmp_path: Path) -> None:
+    """Was: "store failed: the disk is full (…); last line committed: line 1", exit 3: the
+    store's disk was not full, and 200 lines were committed."""
+    data = str(tmp_path / "data")
+    with FULL.open("wb") as full:
+        done = subprocess.run([*RIN, "--data", data, "apply", str(market), "--json"], cwd=ROOT,
+                              stdout=full, stderr=subprocess.PIPE, check=False)
+    errors = done.stderr.decode()
+    found = UNWRITABLE.search(errors)
+    assert done.returncode == OUTPUT_UNWRITABLE and found is not None, errors
+    at, up_to, applied, duplicate, rejected = (int(g.replace(",", "")) for g in found.groups())
+    assert at == 1 and applied + duplicate + rejected == up_to < LINES
+    again = rin("--data", data, "apply", str(market), "--json")
+    statuses = [orjson.loads(line)["status"] for line in again.stdout.splitlines()]
+    assert statuses[:up_to].count("duplicate") == applied + duplicate
+    assert statuses[up_to:].count("duplicate") == 0
