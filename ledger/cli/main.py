@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TextIO, cast
 
 import typer
 
@@ -19,6 +19,7 @@ from ledger.cli import (
     serve,
     trust,
 )
+from ledger.cli.messages import Messages
 from ledger.cli.options import (
     DataOpt,
     KeyOpt,
@@ -94,6 +95,8 @@ def main_options(ctx: typer.Context, data: DataOpt = None, store: StoreOpt = Non
 
 
 def main() -> None:
+    """`rin`: its messages best effort (`ledger.cli.messages`), a refused store exit 2."""
+    sys.stderr = cast(TextIO, Messages(sys.stderr))  # written to, flushed: all rich and click use
     try:
         app()
     except StoreRefused as exc:  # a key that cannot be used, a signed or truncated store

@@ -143,3 +143,30 @@ def test_apply_to_a_full_disk_names_what_is_committed(market: Path, tmp_path: Pa
     statuses = [orjson.loads(line)["status"] for line in again.stdout.splitlines()]
     assert statuses[:up_to].count("duplicate") == applied + duplicate
     assert statuses[up_to:].count("duplicate") == 0
+
+
+def closed_stderr() -> None:
+    os.close(2)
+
+
+@pytest.mark.parametrize("stderr", ["full", "closed"])
+def test_messages_that_stderr_cannot_take_change_no_exit_code(
+        market: Path, tmp_path: Path, stderr: str) -> None:
+    """Messages are best effort: with stderr on a full disk, `apply` of a good file exited 1
+    (a traceback of rich's write, unseen) and a bad argument 1, not 0 and 2."""
+    data = str(tmp_path / "data")
+    with FULL.open("wb") as full:
+
+        def run(*arguments: str) -> int:
+            command = [*RIN, "--data", data, *arguments]
+            if stderr == "full":
+                return subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=full,
+                                      check=False).returncode
+            return subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, check=False,
+                                  preexec_fn=closed_stderr).returncode
+
+        applied, bad = run("apply", str(market)), run("holdings", "--party", "99999")
+    assert (applied, bad) == (0, 2)
+    again = rin("--data", data, "apply", str(market), "--json")
+    statuses = {orjson.loads(line)["status"] for line in again.stdout.splitlines()}
+    assert statuses == {"duplicate"}  # every line of the file was applied the first time
