@@ -49,7 +49,8 @@ regulation, and a refused line names its paragraph, field and numbers.
 
 Every report prints a table, or --json, --csv or --nl. The global options may come before or
 after the command. Exit codes: 0 done, 1 some lines refused or something broken, 2 bad input
-or arguments, 3 the store failed."""
+or arguments (or an output that cannot be written), 3 the store failed, 141 the output's reader
+went away (`rin … | head`)."""
 
 
 def show_version(wanted: bool) -> None:
