@@ -3,6 +3,7 @@ codes": 0, 1 some rejected, 2 unreadable input, 3 the store failed)."""
 
 from __future__ import annotations
 
+import errno
 import sys
 import time
 from collections import Counter
@@ -31,12 +32,19 @@ def open_inputs(files: list[str]) -> list[BinaryIO]:
     streams: list[BinaryIO] = []
     for name in files:
         try:
-            streams.append(sys.stdin.buffer if name == "-" else Path(name).open("rb"))  # noqa: SIM115
+            streams.append(standard_input() if name == "-" else Path(name).open("rb"))  # noqa: SIM115
         except OSError as exc:
             for stream in streams:
                 stream.close()
             raise UnreadableInput(f"{name}: {exc.strerror}") from exc
     return streams
+
+
+def standard_input() -> BinaryIO:
+    """Stdin's bytes; started with stdin closed (`<&-`), the input cannot be read (exit 2)."""
+    if sys.stdin is None:
+        raise OSError(errno.EBADF, "stdin is closed")
+    return sys.stdin.buffer
 
 
 def read_lines(streams: list[BinaryIO]) -> Iterator[tuple[int, bytes | RefusedLine]]:

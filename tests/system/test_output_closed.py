@@ -170,3 +170,20 @@ def test_messages_that_stderr_cannot_take_change_no_exit_code(
     again = rin("--data", data, "apply", str(market), "--json")
     statuses = {orjson.loads(line)["status"] for line in again.stdout.splitlines()}
     assert statuses == {"duplicate"}  # every line of the file was applied the first time
+
+
+def closed_stdin() -> None:
+    os.close(0)
+
+
+def test_apply_from_a_closed_stdin_is_unreadable_input_and_creates_nothing(
+        market: Path, tmp_path: Path) -> None:
+    """Was: `AttributeError: 'NoneType' object has no attribute 'buffer'`, a traceback, exit 1.
+    Every input is opened before any line is applied, so the file before `-` is not applied
+    either (design.md: exit 2, unreadable input)."""
+    data = tmp_path / "data"
+    done = subprocess.run([*RIN, "--data", str(data), "apply", str(market), "-"], cwd=ROOT,
+                          capture_output=True, check=False, preexec_fn=closed_stdin)
+    assert (done.returncode, done.stderr.decode()) == (
+        2, "unreadable input: -: stdin is closed\n")
+    assert not data.exists()
