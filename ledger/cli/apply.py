@@ -1,5 +1,6 @@
 """`rin apply`: transaction files applied line by line, each line atomic (design.md "Exit
-codes": 0, 1 some rejected, 2 unreadable input, 3 the store failed)."""
+codes": 0, 1 some rejected, 2 unreadable input, 3 the store failed; docs/cli.md "Output that
+cannot be written": 2 or 141)."""
 
 from __future__ import annotations
 
@@ -131,7 +132,8 @@ def apply(
     as_json: Annotated[bool, typer.Option("--json", help="one result object per line")] = False,
 ) -> None:
     """Apply transaction-file lines in order, each atomic; exit 0, 1 (some rejected), 2
-    (unreadable input) or 3 (the store failed). Creates the ledger if there is none."""
+    (unreadable input), 3 (the store failed) or 141 (the output's reader went away). Creates
+    the ledger if there is none."""
     chosen = options(ctx)
     try:  # before the ledger is opened: a file that cannot be read creates no ledger either
         streams = open_inputs(files)
