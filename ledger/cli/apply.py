@@ -76,11 +76,10 @@ def apply_lines(ledger: Ledger, streams: list[BinaryIO], files: list[str], quiet
         started = time.monotonic()
 
         def commands() -> Iterator[bytes | RefusedLine]:
-            for number, raw in read_lines(streams):
-                if failed is not None:
-                    return
-                numbered.append(number)
-                yield raw
+            lines = read_lines(streams)
+            while failed is None and (taken := next(lines, None)) is not None:
+                numbered.append(taken[0])  # once stdout failed, not one more line is read
+                yield taken[1]
 
         last: int | None = None  # the last line whose result is committed and reported
         try:

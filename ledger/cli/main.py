@@ -31,7 +31,9 @@ from ledger.cli.options import (
     chosen_options,
     err,
     global_options,
+    output_failure,
 )
+from ledger.cli.stdout import OutputFailed, StandardOutput, write_out
 from ledger.infrastructure.signing import StoreRefused
 
 HELP = """\
@@ -57,9 +59,9 @@ def show_version(wanted: bool) -> None:
     """`--version`: the installed distribution's version."""
     if wanted:
         try:
-            typer.echo(f"rin-ledger {version('rin-ledger')}")
+            write_out(f"rin-ledger {version('rin-ledger')}\n")
         except PackageNotFoundError:  # run from a source tree that was never installed
-            typer.echo("rin-ledger (not installed: no version)")
+            write_out("rin-ledger (not installed: no version)\n")
         raise typer.Exit()
 
 
@@ -98,11 +100,14 @@ def main_options(ctx: typer.Context, data: DataOpt = None, store: StoreOpt = Non
 def main() -> None:
     """`rin`: its messages best effort (`ledger.cli.messages`), a refused store exit 2."""
     sys.stderr = cast(TextIO, Messages(sys.stderr))  # written to, flushed: all rich and click use
+    sys.stdout = cast(TextIO, StandardOutput(sys.stdout))  # as sys.stderr: duck-typed
     try:
         app()
     except StoreRefused as exc:  # a key that cannot be used, a signed or truncated store
         err.print(str(exc))
         sys.exit(exc.exit_code)
+    except OutputFailed as failure:  # `--version`, `--help`: printed outside any command
+        sys.exit(output_failure(failure))
 
 
 __all__ = ["Options", "Path", "app", "main"]

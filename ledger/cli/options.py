@@ -123,11 +123,17 @@ def global_options(command: Callable[..., Any]) -> Callable[..., Any]:
             finally:  # a reader gone before the last of it is seen here, not at exit
                 flush_out()
         except OutputFailed as failure:
-            if not failure.closed:  # a reader gone hears nothing more (as `cat | head`)
-                print_failure(err, str(failure))
-            raise typer.Exit(output_failed(failure)) from None
+            raise typer.Exit(output_failure(failure)) from None
 
     return with_options(command, {p.name: p for p in added.values()}, around)
+
+
+def output_failure(failure: OutputFailed) -> int:
+    """Say why stdout failed (a reader gone hears nothing more, as of `cat | head`); the exit
+    code (`ledger.cli.stdout`)."""
+    if not failure.closed:
+        print_failure(err, str(failure))
+    return output_failed(failure)
 
 
 def after_command(annotation: Any) -> Any:

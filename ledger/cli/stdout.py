@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import BinaryIO, TextIO
 
 #: 128 + SIGPIPE: what a shell reports of a program stopped by writing into a closed pipe
 OUTPUT_CLOSED = 141
@@ -38,9 +39,9 @@ def write_out(text: str | bytes) -> None:
     whose reader goes away mid-write was seen to end after one write of 64 kB, with no error
     then or at `flush`: the text layer drops a short count's rest. Here the rest is written
     again, so a reader that has gone is an `OutputFailed`, not a cut-short success."""
+    if not text:  # nothing to write: nothing fails, whatever stdout is
+        return
     with output_faults():
-        if sys.stdout is None:  # started with stdout closed (`>&-`)
-            raise OutputFailed("stdout is closed", closed=False)
         sys.stdout.flush()  # what was written before goes first
         data = text.encode(sys.stdout.encoding, sys.stdout.errors or "strict") \
             if isinstance(text, str) else text
@@ -51,11 +52,47 @@ def write_out(text: str | bytes) -> None:
 
 
 def flush_out() -> None:
-    """Flush what is still buffered for stdout (if it is open): a failure is seen here, not
-    as Python's "Exception ignored" at exit."""
-    if sys.stdout is not None:
+    """Flush what is still buffered for stdout: a failure is seen here, not as Python's
+    "Exception ignored" at exit."""
+    with output_faults():
+        sys.stdout.flush()
+
+
+class StandardOutput:
+    """`sys.stdout` under `rin`'s `main`: what click and rich write themselves (`--help`)
+    fails as `OutputFailed`, as `write_out` does, not as a bare `OSError`; and `stream` None
+    (started with stdout closed, `>&-`, where click drops `--help` silently) fails as one."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self.encoding = getattr(stream, "encoding", None) or "utf-8"
+        self.errors = getattr(stream, "errors", None) or "strict"
+
+    def open(self) -> TextIO:
+        if self.stream is None:
+            raise OutputFailed("stdout is closed", closed=False)
+        return self.stream
+
+    @property
+    def buffer(self) -> BinaryIO:
+        return self.open().buffer
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
         with output_faults():
-            sys.stdout.flush()
+            return self.open().write(text)
+
+    def flush(self) -> None:
+        if self.stream is not None:
+            with output_faults():
+                self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream is not None and self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.open().fileno()
 
 
 @contextmanager
@@ -75,7 +112,7 @@ def output_failed(failure: OutputFailed) -> int:
     rather than failing again when the process exits; the exit code."""
     try:
         descriptor = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):  # closed, or not a file (a test's capture)
+    except (OSError, ValueError, OutputFailed):  # closed, or not a file (a test's capture)
         return failure.exit_code
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, descriptor)

@@ -187,3 +187,27 @@ def test_apply_from_a_closed_stdin_is_unreadable_input_and_creates_nothing(
     assert (done.returncode, done.stderr.decode()) == (
         2, "unreadable input: -: stdin is closed\n")
     assert not data.exists()
+
+
+@pytest.mark.parametrize("asked", [["--version"], ["--help"], ["holdings", "--help"]])
+def test_help_and_version_to_an_unwritable_stdout_exit_2_saying_so(asked: list[str]) -> None:
+    """Click and rich print these themselves: to a full disk they were a traceback (exit 1),
+    to a closed stdout nothing at all (exit 0)."""
+    with FULL.open("wb") as full:
+        to_full = subprocess.run([*RIN, *asked], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
+                                 check=False)
+    closed = subprocess.run([*RIN, *asked], cwd=ROOT, stderr=subprocess.PIPE, check=False,
+                            preexec_fn=closed_stdout)
+    assert (to_full.returncode, to_full.stderr.decode()) == (
+        OUTPUT_UNWRITABLE, "cannot write the output: No space left on device\n")
+    assert (closed.returncode, closed.stderr.decode()) == (
+        OUTPUT_UNWRITABLE, "cannot write the output: stdout is closed\n")
+
+
+def test_a_command_that_prints_nothing_needs_no_stdout(projected: Path) -> None:
+    """A verify that finds nothing prints nothing on stdout: with stdout closed it exited 2
+    "cannot write the output" (and 0 into a full disk); nothing to write fails nowhere."""
+    closed = subprocess.run([*RIN, "--data", str(projected), "verify"], cwd=ROOT,
+                            stderr=subprocess.PIPE, check=False, preexec_fn=closed_stdout)
+    assert (closed.returncode, closed.stderr.decode()) == (
+        0, "all stored facts and invariants hold\n")
