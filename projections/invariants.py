@@ -28,6 +28,7 @@ from projections import activity_check, sqlite_memory
 from projections.facts import Fact, batch_of
 from projections.holdings import Change, changes
 from projections.lock_invariants import LockReplay
+from projections.parked_batches import Parked, ParkedBatches
 from projections.quarterly import fuel_change
 from projections.runner import TABLES, Observer, project, rebuild, views_path
 
@@ -83,22 +84,30 @@ class ClosedBatches:
                      for v in row)
 
 
+#: batches the replay holds in memory, the ones touched last; the others are parked
+BATCHES_HELD = 4_096
+
+
 class Replay:
     """Serial sets per batch (generated, retired, K=2 ever) and per holder, in log order. A
-    batch wholly retired and held by no one is moved to `closed` (a scratch file), a holder's
-    emptied slot and a sell's reservation that ended the day it began are dropped: memory
-    follows what is in circulation, not the length of the log."""
+    batch wholly retired and held by no one is moved to `closed` (a scratch file), one not
+    touched among the last `BATCHES_HELD` is parked there (projections/parked_batches.py), a
+    holder's emptied slot and a sell's reservation that ended the day it began are dropped:
+    memory follows the batches touched lately, not the length of the log."""
 
     def __init__(self, closed: ClosedBatches | None = None) -> None:
-        """`closed`: where closed batches go; None keeps every batch in memory."""
+        """`closed`: where closed and parked batches go; None keeps every batch in memory."""
         self.problems: list[str] = []
         self.closed = closed
+        self.parked = ParkedBatches(closed.db) if closed is not None else None
         self.generated: dict[str, SerialSet] = {}
         self.retired: dict[str, SerialSet] = {}
         self.separated: dict[str, SerialSet] = {}
         self.held: dict[Slot, SerialSet] = {}
-        #: how many holders' slots of each batch hold some serials
-        self.holders: dict[str, int] = defaultdict(int)
+        #: each batch's (holder, K) slots that hold some serials
+        self.slots: dict[str, set[tuple[str, int]]] = {}
+        #: the batches in memory, the one touched longest ago first
+        self.recent: dict[str, None] = {}
         #: sells' reservations (§80.1452) per (holder, batch, K), each with its life
         self.reserved: dict[Slot, list[Reservation]] = defaultdict(list)
         #: the pending sells' reservations, by posting id
@@ -154,35 +163,57 @@ class Replay:
                                          f"retired: {exc}")
         for batch in touched:
             self.close_if_done(batch)
+            self.recent.pop(batch, None)
+            self.recent[batch] = None
+        while self.parked is not None and len(self.recent) > BATCHES_HELD:
+            self.park(next(iter(self.recent)))
 
     def hold(self, slot: Slot, serials: SerialSet) -> None:
         """Set a holder's serials of one batch and K; an emptied slot is dropped."""
-        had = slot in self.held
+        holder, batch, k = slot
         if serials:
             self.held[slot] = serials
-            self.holders[slot[1]] += not had
-        elif had:
+            self.slots.setdefault(batch, set()).add((holder, k))
+        elif slot in self.held:
             del self.held[slot]
-            self.holders[slot[1]] -= 1
+            self.slots[batch].discard((holder, k))
 
     def open(self, batch: str) -> None:
-        """Bring a closed batch back into memory before an event changes it."""
+        """Bring a closed or parked batch back into memory before an event changes it."""
         found = self.closed.reopen(batch) if self.closed else None
         if found is not None:
             self.generated[batch], self.retired[batch] = found[0], found[0]
             if found[1]:
                 self.separated[batch] = found[1]
+        parked = self.parked.unpark(batch) if self.parked else None
+        if parked is not None:
+            for name, serials in zip(("generated", "retired", "separated"), parked[:3],
+                                     strict=True):
+                if serials is not None:
+                    getattr(self, name)[batch] = serials
+            for (holder, k), serials in parked.held.items():
+                self.hold((holder, batch, k), serials)
+
+    def park(self, batch: str) -> None:
+        """Move a batch not touched lately to the scratch file, whole."""
+        del self.recent[batch]
+        slots = self.slots.pop(batch, set())
+        held = {(holder, k): self.held.pop((holder, batch, k)) for holder, k in slots}
+        parked = Parked(self.generated.pop(batch, None), self.retired.pop(batch, None),
+                        self.separated.pop(batch, None), held)
+        if parked.generated or parked.retired or parked.separated or held:
+            self.parked.park(batch, parked)  # type: ignore[union-attr]
 
     def close_if_done(self, batch: str) -> None:
         """A batch wholly retired that no one holds satisfies conservation now and needs no
         memory until an event changes it again."""
         generated = self.generated.get(batch)
-        if (self.closed is None or generated is None or self.holders.get(batch)
+        if (self.closed is None or generated is None or self.slots.get(batch)
                 or self.retired.get(batch) != generated):
             return
         self.closed.close(batch, generated, self.separated.pop(batch, EMPTY))
         del self.generated[batch], self.retired[batch]
-        self.holders.pop(batch, None)
+        self.slots.pop(batch, None)
 
     def reservation(self, fact: Fact) -> None:
         """A sell reserves ranges its poster holds that no other sell reserves on any day of its
@@ -221,23 +252,33 @@ class Replay:
                 and r.serials.overlaps(serials)]
 
     def conservation(self) -> list[str]:
-        """Per batch in memory: every holder's serials and the retired ones partition the
-        generated range (a closed batch did when it closed, and nothing changed it since)."""
+        """Per batch in memory or parked: every holder's serials and the retired ones partition
+        the generated range (a closed batch did when it closed, and nothing changed it since)."""
         problems = []
         pieces: dict[str, list[SerialSet]] = defaultdict(list)
         for (_, batch, _), serials in self.held.items():
             pieces[batch].append(serials)
-        for batch in sorted(set(self.generated) | set(pieces) | set(self.retired)):
-            parts = [*pieces[batch], self.retired.get(batch, EMPTY)]
-            count = sum(len(p) for p in parts)
-            union = SerialSet.of(i for p in parts for i in p)
-            expected = self.generated.get(batch, SerialSet())
-            if union != expected or count != len(expected):
-                problems.append(
-                    f"batch {batch}: held + retired is {count:,} gallon-RINs over "
-                    f"{union.describe()}, generated {expected.describe()}"
-                )
-        return problems
+        for batch in set(self.generated) | set(pieces) | set(self.retired):
+            problems += unconserved(batch, pieces[batch], self.retired.get(batch),
+                                    self.generated.get(batch))
+        for batch, parked in self.parked.every() if self.parked else ():
+            problems += unconserved(batch, list(parked.held.values()), parked.retired,
+                                    parked.generated)
+        return sorted(problems)
+
+
+def unconserved(batch: str, held: list[SerialSet], retired: SerialSet | None,
+                generated: SerialSet | None) -> list[str]:
+    """How the holders' and retired serials of one batch fail to partition its generated
+    range, if they do."""
+    parts = [*held, retired or EMPTY]
+    count = sum(len(p) for p in parts)
+    union = SerialSet.of(i for p in parts for i in p)
+    expected = generated or SerialSet()
+    if union != expected or count != len(expected):
+        return [f"batch {batch}: held + retired is {count:,} gallon-RINs over "
+                f"{union.describe()}, generated {expected.describe()}"]
+    return []
 
 
 Points = dict[int, int]  # serial → change of a count from that serial on
@@ -461,9 +502,10 @@ class InvariantChecks:
 
     def problems(self, differences: list[str], path: Path) -> list[str]:
         """Every broken invariant, with the views' `differences` from their rebuild."""
+        conservation = self.replay.conservation()  # before the dated checks close the file
         dated_problems = self.dated.problems()
         return [
-            *self.replay.problems, *self.locks.problems, *self.replay.conservation(),
+            *self.replay.problems, *self.locks.problems, *conservation,
             *dated_problems, *differences, *activity_check.problems(path),
         ]
 

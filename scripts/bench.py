@@ -7,8 +7,11 @@ at 10,000 events and at N, each on a fresh store; the raw baseline is the librar
 `SQLiteApplicationRecorder` (or PostgreSQL recorder) saving as many stored events of the same
 average size in batches of 100, with no domain logic. Single commands go through `Ledger.apply`
 one transaction each on the N-event store: 1,000 of them, every k-th line of the market's next
-simulated year. The rebuild uses `projections` when importable; `rin verify` (audit and
-invariants, the views already projected) runs in a child process for its own peak memory.
+simulated year. The rebuild (`rin project` on the fresh views, when `projections` is
+importable) and `rin verify` (audit and invariants, the views already projected) each run as a
+user runs them, in a child process of their own (scripts/child_process.py), so that
+`verify_vs_rebuild` compares like with like: the two commands' own CPU seconds (and
+`verify_vs_rebuild_wall` their wall seconds), each with its start-up and its own peak memory.
 
 Every rate is also given per domain event, with the command (idempotency) records counted
 apart: `ingest_vs_floor` compares domain events per second with `library_floor` storing as
@@ -26,7 +29,6 @@ import os
 import random
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +39,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import orjson
+from child_process import measured, rin
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import (
     DatetimeAsISO,
@@ -368,43 +371,53 @@ def busiest_party_read(data: Path, store: str | None, party_id: str | None
             "load_party_read_cpu_ms": round(statistics.median(read_cpu) * 1000, 3)}
 
 
-def projection_figures(ledger: Ledger, party: str | None, rng: random.Random
-                       ) -> tuple[float | None, float | None, float | None]:
-    """(events/s rebuilding every read model from scratch, median ms of one as-of query, the
-    rebuild's seconds). The views are the ledger's own file, which `rin verify` then reads."""
+def projection_figures(ledger: Ledger, data: Path, store: str | None, party: str | None,
+                       rng: random.Random) -> tuple[dict[str, Any] | None, float | None]:
+    """(`rin project` run as a user runs it on the fresh views, its own process measured as
+    `measured` gives; median ms of one as-of query on the views it made), or (None, None)
+    without `projections`. The views are the ledger's own file, which `rin verify` then reads."""
     try:
         import projections
     except ImportError:
-        return None, None, None
-    path = projections.views_path(ledger)
-    started = time.perf_counter()
-    position = projections.rebuild(ledger, path)
-    seconds = time.perf_counter() - started
-    rate = position / seconds
-    views = projections.Views(ledger, path)
+        return None, None
+    _, err, project = measured(rin(*store_options(data, store), "project"))
+    if project["exit"]:
+        sys.stderr.write(err.decode()[-2_000:])
+    views = projections.Views(ledger, projections.views_path(ledger))
     times = []
     for _ in range(SAMPLES):
         as_of = date(2014, 1, 1) + timedelta(days=rng.randrange(3_650))
         started = time.perf_counter()
         views.holdings(party=party, as_of=as_of)
         times.append((time.perf_counter() - started) * 1000)
-    return rate, statistics.median(times), seconds
+    return project, statistics.median(times)
 
 
-def verify_figures(data: Path, store: str | None) -> tuple[float, float, int]:
-    """(seconds, peak resident MB, exit code) of `rin verify` on the store, run as a user runs
-    it: its own process, importing this checkout's code, the views already up to date."""
-    command = [sys.executable, "-c", "from ledger.cli.main import main; main()", "--data",
-               str(data), *(["--store", store] if store else []), "verify"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, check=False)
-    seconds = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the only child
-    if done.returncode:
-        sys.stderr.write(done.stdout.decode()[-2_000:] + done.stderr.decode()[-2_000:])
-    return seconds, round(peak, 1), done.returncode
+def verify_figures(data: Path, store: str | None) -> dict[str, Any]:
+    """`rin verify` on the store run as a user runs it (its own process, this checkout's code,
+    the views already up to date), measured as `measured` gives."""
+    out, err, verify = measured(rin(*store_options(data, store), "verify"))
+    if verify["exit"]:
+        sys.stderr.write(out.decode()[-2_000:] + err.decode()[-2_000:])
+    return verify
+
+
+def store_options(data: Path, store: str | None) -> list[str]:
+    """`rin`'s options naming the bench's store."""
+    return ["--data", str(data), *(["--store", store] if store else [])]
+
+
+def projection_keys(project: dict[str, Any] | None, position: int, read_rate: float
+                    ) -> dict[str, Any]:
+    """The keys of `rin project` on the fresh views (None each without `projections`)."""
+    if project is None:
+        return dict.fromkeys(("project_events_per_s", "project_ratio", "rebuild_vs_raw",
+                              "rebuild_s", "rebuild_cpu_s", "rebuild_peak_mb", "rebuild_exit"))
+    rate = position / project["wall_s"]
+    return {"project_events_per_s": round(rate), "project_ratio": round(rate / read_rate, 3),
+            "rebuild_vs_raw": round(rate / read_rate, 3), "rebuild_s": round(project["wall_s"], 2),
+            "rebuild_cpu_s": round(project["cpu_s"], 2),
+            "rebuild_peak_mb": round(project["peak_mb"], 1), "rebuild_exit": project["exit"]}
 
 
 def driver(store: str | None) -> str:
@@ -447,11 +460,11 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         party, load_ms = busiest_party_load_ms(data, url)
         load_read = busiest_party_read(data, url, party)
         peaks["load"] = peak_rss_mb()
-        project_rate, asof_ms, rebuild_s = projection_figures(ledger, party, rng)
+        project, asof_ms = projection_figures(ledger, data, url, party, rng)
         peaks["project"] = peak_rss_mb()
         position = ledger.position()
         ledger.close()
-        verify_s, verify_mb, verify_exit = verify_figures(data, url)
+        verify = verify_figures(data, url)
         # the ingested store opened first: a fresh PostgreSQL store moves POSTGRES_SCHEMA on
         source = store_app(data, url)
         real_events, real_rate, real_cpu_us = library_floor_real_shapes(
@@ -512,15 +525,18 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         "raw_single_p50_ms": round(statistics.median(raw_single), 3),
         "raw_single_p99_ms": round(p99(raw_single), 3),
         "single_commands": len(single),
-        "project_events_per_s": None if project_rate is None else round(project_rate),
+        **projection_keys(project, position, read_rate),
         "raw_read_events_per_s": round(read_rate),
-        "project_ratio": None if project_rate is None else round(project_rate / read_rate, 3),
-        "rebuild_vs_raw": None if project_rate is None else round(project_rate / read_rate, 3),
-        "rebuild_s": None if rebuild_s is None else round(rebuild_s, 2),
-        "verify_s": round(verify_s, 2),
-        "verify_peak_mb": verify_mb,
-        "verify_vs_rebuild": None if rebuild_s is None else round(verify_s / rebuild_s, 3),
-        "verify_exit": verify_exit,
+        "verify_s": round(verify["wall_s"], 2),
+        "verify_cpu_s": round(verify["cpu_s"], 2),
+        "verify_peak_mb": round(verify["peak_mb"], 1),
+        # both `rin` commands in a process of their own, by CPU: the wall of either moves with
+        # what else the machine runs (docs/verify-memory.md "Seventh round")
+        "verify_vs_rebuild": None if project is None else round(
+            verify["cpu_s"] / project["cpu_s"], 3),
+        "verify_vs_rebuild_wall": None if project is None else round(
+            verify["wall_s"] / project["wall_s"], 3),
+        "verify_exit": verify["exit"],
         "verified_position": position,
         "asof_party_ms": None if asof_ms is None else round(asof_ms, 3),
         "load_party_ms": round(load_ms, 3),

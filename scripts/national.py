@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from child_process import measured, rin
 from script_arguments import positive_float, positive_int
 
-ROOT = Path(__file__).resolve().parents[1]
 PROGRESS = 100_000  # lines between progress notes on stderr
 BATCH = 200  # lines a transaction, as bench.py ingests
 
@@ -116,21 +115,12 @@ PHASES = {"make", "ingest", "rebuild"}
 def phase(argv: list[str], label: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run one phase in a child process: (what it printed as JSON, its wall and CPU seconds,
     peak resident MB and exit code)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), os.environ.get("PYTHONPATH", "")])}
     sys.stderr.write(f"{label}: started\n")
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env)
-    assert child.stdout is not None
-    out = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    seconds = time.perf_counter() - started
-    figures = {"wall_s": round(seconds, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
-               "peak_mb": round(usage.ru_maxrss / 1024, 1), "exit": child.returncode}
+    out, _, run = measured(argv, keep_stderr=False)
+    figures = {key: round(value, 1) if key != "exit" else value for key, value in run.items()}
     sys.stderr.write(f"{label}: {figures}\n")
-    if label != "verify" and child.returncode:
-        raise SystemExit(f"national.py: the {label} phase failed (exit {child.returncode})")
+    if label != "verify" and figures["exit"]:
+        raise SystemExit(f"national.py: the {label} phase failed (exit {figures['exit']})")
     return (orjson.loads(out) if label in PHASES else {}), figures
 
 
@@ -180,8 +170,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     ingested, phases["ingest"] = phase(own_phase("ingest", "--file", str(file), "--data",
                                                  str(data)), "ingest")
     rebuilt, phases["rebuild"] = phase(own_phase("rebuild", "--data", str(data)), "rebuild")
-    _, phases["verify"] = phase([sys.executable, "-c", "from ledger.cli.main import main; main()",
-                                 "--data", str(data), "verify"], "verify")
+    _, phases["verify"] = phase(rin("--data", str(data), "verify"), "verify")
     return {
         "seed": args.seed, "scale": args.scale, "file": str(file) if args.file else None,
         "years": years_of(ingested), **ingested,

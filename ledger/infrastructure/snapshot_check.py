@@ -3,12 +3,14 @@ each stored snapshot equals the replay of its aggregate's events up to its versi
 
 The walk hands over each event of an aggregate that has a snapshot still ahead of it, decoded
 once; the aggregate is mutated forward and compared with each stored snapshot as its version
-is reached, and dropped after its last one. At most `LIVE` aggregates are held replayed: the one
-unused longest is dropped, and its events are passed over until its next snapshot's version
-comes; it is then restored from its last snapshot found equal to the replay (so equal to the
-replay at that version) and replayed from the store from there. Memory holds `LIVE` aggregates
-however many parties a store has, and an event is replayed at most twice however many take
-turns: restoring at each event instead replayed up to an interval's events at every event.
+is reached, and dropped after its last one. The aggregates held replayed are at most `LIVE`, and
+weigh at most `HELD_BYTES` (each weighed by its last stored snapshot's bytes and `OVERHEAD`, the
+measured size of its Python objects beyond them): the one unused longest is dropped, and its
+events are passed over until its next snapshot's version comes; it is then restored from its
+last snapshot found equal to the replay (so equal to the replay at that version) and replayed
+from the store from there. Memory is bounded however many parties a store has and however long
+its log, and an event is replayed at most twice however many take turns. Each aggregate's next
+snapshot versions are read `AHEAD` at a time, not one query a snapshot.
 """
 
 from __future__ import annotations
@@ -25,7 +27,14 @@ from ledger.infrastructure.chain import SEAL_KEY
 from ledger.infrastructure.snapshot_seal import is_current, seal_problem
 
 PAGE = 1_000
-LIVE = 256  # aggregates held replayed at once
+LIVE = 4_096  # aggregates held replayed at once, at most
+#: what the aggregates held replayed may weigh, at most: 32 MiB by `weight`. A 1,000,000-event
+#: store's 711 parties weigh about 33 MB so (docs/verify-memory.md "Seventh round"); with 256
+#: held, a quarter of the events were read and decoded again from the store
+HELD_BYTES = 32 << 20
+#: an aggregate's Python objects beyond its snapshot's JSON bytes (measured: 8-27 KB)
+OVERHEAD = 32 << 10
+AHEAD = 32  # snapshot versions of one aggregate read at once
 
 Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 Chains = Callable[[UUID, int], str | None]
@@ -48,6 +57,10 @@ class SnapshotCheck:
         #: aggregate → the version of its last snapshot found equal to the replay (0: none)
         self.equal: dict[int, int] = {}
         self.live: dict[int, Any] = {}  # replayed aggregates, the one unused longest first
+        self.weights: dict[int, int] = {}  # each held one's `weight`
+        self.held = 0  # their sum
+        #: aggregate → its next stored snapshot versions after `next`'s, read `AHEAD` at once
+        self.ahead: dict[int, list[int]] = {}
         self.names: dict[int, str] = {}
         self.table = ""
         if app.snapshots is None:
@@ -75,16 +88,30 @@ class SnapshotCheck:
         held = live.pop(key, None)  # put back last: the one unused longest stays first
         if held is None and version > 1 and self.next[key] > version:
             return  # dropped for room: replayed from the store when its snapshot comes
+        if held is not None:
+            self.held -= self.weights[key]
         try:
             aggregate = event.mutate(held if held is not None else self.replayed(oid, version))
         except Exception as exc:
             self.cannot_replay(oid, exc)
             return
         live[key] = aggregate
+        self.held += self.weights.setdefault(key, OVERHEAD)
         if self.next[key] <= version:
             self.reached(oid, aggregate, version)
-        if len(live) > LIVE:
-            del live[next(iter(live))]
+        while live and (len(live) > LIVE or self.held > HELD_BYTES):
+            self.drop(next(iter(live)))
+
+    def weigh(self, key: int, weight: int) -> None:
+        """An aggregate's weight from now on: `weight` bytes."""
+        if key in self.live:
+            self.held += weight - self.weights[key]
+        self.weights[key] = weight
+
+    def drop(self, key: int) -> None:
+        """No longer hold an aggregate replayed (its weight is kept for when it is again)."""
+        if self.live.pop(key, None) is not None:
+            self.held -= self.weights[key]
 
     def reached(self, oid: UUID, aggregate: Any, version: int) -> None:
         """Compare at a snapshot of this version; name those at versions passed over. One found
@@ -108,6 +135,7 @@ class SnapshotCheck:
             self.equal[key] = version
             if restored is not None and key in self.live:
                 self.live[key] = restored
+        self.weigh(key, len(row.state) + OVERHEAD)
         self.advance(oid, version)
 
     def replayed(self, oid: UUID, version: int) -> Any:
@@ -132,18 +160,25 @@ class SnapshotCheck:
 
     def advance(self, oid: UUID, reached: int) -> None:
         """Move to the aggregate's next snapshot after `reached`; past the last one, drop it."""
-        param: Any = oid.hex if self.sqlite else oid
-        found = self.query(f"SELECT MIN(originator_version) FROM {self.qualified} WHERE "
-                           "originator_id = ? AND originator_version > ?", (param, reached))
-        if found and found[0][0] is not None:
-            self.next[oid.int] = int(found[0][0])
+        ahead = self.ahead.get(oid.int)
+        if not ahead:
+            param: Any = oid.hex if self.sqlite else oid
+            ahead = self.ahead[oid.int] = [int(v) for v, in self.query(
+                f"SELECT originator_version FROM {self.qualified} WHERE originator_id = ? AND "
+                f"originator_version > ? ORDER BY originator_version LIMIT {AHEAD:d}",
+                (param, reached))][::-1]  # the next one last, for `pop`
+        if ahead:
+            self.next[oid.int] = ahead.pop()
             return
         self.forget(oid)
 
     def forget(self, oid: UUID) -> None:
-        self.next.pop(oid.int, None)
-        self.live.pop(oid.int, None)
-        self.equal.pop(oid.int, None)
+        key = oid.int
+        self.next.pop(key, None)
+        self.drop(key)
+        self.weights.pop(key, None)
+        self.equal.pop(key, None)
+        self.ahead.pop(key, None)
 
     def orphan(self, oid: UUID, version: int) -> None:
         self.problems.append(f"{self.table} row of {self.name(oid)} at version {version:,}: the "
