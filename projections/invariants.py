@@ -166,7 +166,7 @@ class Replay:
             self.recent.pop(batch, None)
             self.recent[batch] = None
         while self.parked is not None and len(self.recent) > BATCHES_HELD:
-            self.park(next(iter(self.recent)))
+            self.park(self.parked, next(iter(self.recent)))
 
     def hold(self, slot: Slot, serials: SerialSet) -> None:
         """Set a holder's serials of one batch and K; an emptied slot is dropped."""
@@ -194,7 +194,7 @@ class Replay:
             for (holder, k), serials in parked.held.items():
                 self.hold((holder, batch, k), serials)
 
-    def park(self, batch: str) -> None:
+    def park(self, into: ParkedBatches, batch: str) -> None:
         """Move a batch not touched lately to the scratch file, whole."""
         del self.recent[batch]
         slots = self.slots.pop(batch, set())
@@ -202,7 +202,7 @@ class Replay:
         parked = Parked(self.generated.pop(batch, None), self.retired.pop(batch, None),
                         self.separated.pop(batch, None), held)
         if parked.generated or parked.retired or parked.separated or held:
-            self.parked.park(batch, parked)  # type: ignore[union-attr]
+            into.park(batch, parked)
 
     def close_if_done(self, batch: str) -> None:
         """A batch wholly retired that no one holds satisfies conservation now and needs no

@@ -25,10 +25,12 @@ class Parked(NamedTuple):
 
 
 def dumped(serials: SerialSet | None) -> list[list[int]] | None:
+    """Serials as JSON: their intervals (None stays None: the batch has none of that kind)."""
     return None if serials is None else [list(i) for i in serials.intervals]
 
 
 def loaded(intervals: list[list[int]] | None) -> SerialSet | None:
+    """`dumped`'s inverse."""
     return None if intervals is None else SerialSet(tuple((a, b) for a, b in intervals))
 
 
