@@ -77,11 +77,17 @@ class StandardOutput:
     def buffer(self) -> BinaryIO:
         return self.open().buffer
 
-    def write(self, text: str) -> int:
+    def write(self, text: str | bytes) -> int:
+        """Write text, or bytes to the stream's buffer: click probes with `write(b"")` and, that
+        taken, writes the end of `--help` as bytes (to a pipe or file that was a TypeError)."""
         if not text:
             return 0
         with output_faults():
-            return self.open().write(text)
+            stream = self.open()
+            if isinstance(text, str):
+                return stream.write(text)
+            stream.flush()  # the text before goes first
+            return stream.buffer.write(text)
 
     def flush(self) -> None:
         if self.stream is not None:

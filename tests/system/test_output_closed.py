@@ -189,6 +189,26 @@ def test_apply_from_a_closed_stdin_is_unreadable_input_and_creates_nothing(
     assert not data.exists()
 
 
+@pytest.mark.parametrize("asked", [["--help"], ["holdings", "--help"], ["apply", "--help"],
+                                   ["--version"]])
+def test_help_and_version_to_a_pipe_and_to_a_file_print_whole_and_exit_0(
+        asked: list[str], tmp_path: Path) -> None:
+    """Click ends `--help` with a write of bytes, which it makes once `write(b"")` is taken:
+    on 745f18f that write was a TypeError traceback (exit 1) to every pipe and file, after the
+    help itself had been printed (the tests above only wrote to a full disk or closed stdout)."""
+    piped = subprocess.run([*RIN, *asked], cwd=ROOT, capture_output=True, check=False)
+    with (tmp_path / "out.txt").open("wb") as file:
+        filed = subprocess.run([*RIN, *asked], cwd=ROOT, stdout=file, stderr=subprocess.PIPE,
+                               check=False)
+    text = (tmp_path / "out.txt").read_bytes()
+    assert (piped.returncode, piped.stderr, filed.returncode, filed.stderr) == (0, b"", 0, b"")
+    assert piped.stdout == text
+    if asked == ["--version"]:
+        assert text.startswith(b"rin-ledger ") and text.endswith(b"\n")
+    else:
+        assert b" Usage: " in text and text.rstrip().endswith("\u256f".encode())  # its last box
+
+
 @pytest.mark.parametrize("asked", [["--version"], ["--help"], ["holdings", "--help"]])
 def test_help_and_version_to_an_unwritable_stdout_exit_2_saying_so(asked: list[str]) -> None:
     """Click and rich print these themselves: to a full disk they were a traceback (exit 1),
