@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,6 +31,7 @@ from typing import Annotated, Any
 
 import orjson
 import typer
+from rich.box import ASCII, HEAVY_HEAD
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -46,7 +48,7 @@ from rich.text import Text
 from ledger.application.ledger import Result
 from ledger.cli.added_options import option, with_options
 from ledger.cli.options import err
-from ledger.cli.stdout import write_out
+from ledger.cli.stdout import stdout_encoding, write_out
 
 
 class Format(StrEnum):
@@ -144,20 +146,23 @@ def mapping(row: Any) -> dict[str, Any]:
 def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str) -> None:
     """A table as wide as the terminal; written to a file or pipe, as wide as its widest row
     (never wrapped to a width nobody has)."""
-    table = Table(title=title or None)
+    # drawn in ASCII for a stdout that is not UTF (a non-UTF-8 locale), as rich does on such a
+    # terminal, rather than failing at the first line of its box
+    utf = stdout_encoding().lower().replace("-", "").startswith("utf")
+    table = Table(title=title or None, box=HEAVY_HEAD if utf else ASCII)
     for column in columns:
         numeric = any(is_quantity(row.get(column), column) for row in rows)
         table.add_column(column, justify="right" if numeric else "left")
     for row in rows:
         table.add_row(*(fmt(row.get(column), column) for column in columns))
-    console = Console()
-    if console.is_terminal:
-        console.print(table)
+    if sys.stdout.isatty():  # not rich's `is_terminal`: FORCE_COLOR=1 makes a file one
+        Console().print(table)
         return
     measured = Console(file=io.StringIO(), width=100_000).measure(table).maximum
     rendered = io.StringIO()
-    Console(file=rendered, width=max(measured, 20)).print(table)
+    Console(file=rendered, width=max(measured, 20), color_system=None).print(table)
     write_out(rendered.getvalue())
+
 
 
 def is_quantity(value: Any, column: str) -> bool:
@@ -213,4 +218,4 @@ def progress_bar(label: str, quiet: bool, unit: str, transient: bool = False) ->
     columns = (TextColumn(label), BarColumn(), TaskProgressColumn(), Counted(unit),
                TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
     return Progress(*columns, console=err, transient=transient,
-                    disable=quiet or not err.is_terminal)
+                    disable=quiet or not sys.stderr.isatty())

@@ -58,6 +58,11 @@ def flush_out() -> None:
         sys.stdout.flush()
 
 
+def stdout_encoding() -> str:
+    """The encoding stdout's text is written in."""
+    return getattr(sys.stdout, "encoding", None) or "utf-8"
+
+
 class StandardOutput:
     """`sys.stdout` under `rin`'s `main`: what click and rich write themselves (`--help`)
     fails as `OutputFailed`, as `write_out` does, not as a bare `OSError`; and `stream` None
@@ -111,6 +116,11 @@ def output_faults() -> Iterator[None]:
         raise OutputFailed(str(error), closed=True) from None
     except OSError as error:
         raise OutputFailed(error.strerror or str(error), closed=False) from None
+    except UnicodeEncodeError as error:  # a non-UTF-8 locale or PYTHONIOENCODING
+        char = error.object[error.start]
+        raise OutputFailed(f"stdout's encoding ({error.encoding}) has no {char!r} (U+"
+                           f"{ord(char):04X}): set PYTHONIOENCODING=utf-8, or use --json",
+                           closed=False) from None
 
 
 def output_failed(failure: OutputFailed) -> int:

@@ -5,6 +5,7 @@ command records, the read side). Exit codes of verify: 0 all holds, 1 something 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -122,7 +123,8 @@ def run_verify(chosen: Options, head: bool, exported: dict[str, Any] | None,
         if head:
             write_out(json.dumps(current_head(ledger)) + "\n")
             return None
-        spinner = Console(stderr=True, quiet=chosen.quiet)  # --quiet: not even a spinner
+        # --quiet, or stderr not a terminal (FORCE_COLOR=1 makes rich think it one): no spinner
+        spinner = Console(stderr=True, quiet=chosen.quiet or not sys.stderr.isatty())
         with spinner.status("checking chains, heads, command records and snapshots, "
                             "replaying every event and rebuilding the views to compare"):
             # one walk of the log; only history that holds is replayed (tampered bytes may

@@ -231,3 +231,72 @@ def test_a_command_that_prints_nothing_needs_no_stdout(projected: Path) -> None:
                             stderr=subprocess.PIPE, check=False, preexec_fn=closed_stdout)
     assert (closed.returncode, closed.stderr.decode()) == (
         0, "all stored facts and invariants hold\n")
+
+
+def in_env(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*RIN, *arguments], cwd=ROOT, capture_output=True, check=False,
+                          env={**os.environ, **env})
+
+
+ASCII = {"PYTHONIOENCODING": "ascii"}  # as a non-UTF-8 locale (LC_ALL=C, PYTHONUTF8=0) gives
+NO_SECTION_SIGN = ("cannot write the output: stdout's encoding (ascii) has no '\\xa7' "
+                   "(U+00A7): set PYTHONIOENCODING=utf-8, or use --json")
+
+
+def test_a_table_to_an_ascii_stdout_is_drawn_in_ascii(projected: Path) -> None:
+    """A table was a UnicodeEncodeError traceback (exit 1) at its box's first line: rich drew
+    it for UTF-8 whatever stdout's encoding. Now its box is ASCII and every row is there."""
+    utf8 = rin("--data", str(projected), "holdings", "--csv")
+    done = in_env(ASCII, "--data", str(projected), "holdings")
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout.isascii() and b"+---" in done.stdout
+    rows = utf8.stdout.decode().splitlines()[1:]
+    assert len(rows) > 10 and all(f"| {row.split(',')[0]} " in done.stdout.decode()
+                                  for row in rows)
+
+
+@pytest.mark.parametrize("asked", [["ptd", "--csv"], ["--help"]])
+def test_text_an_ascii_stdout_cannot_take_exits_2_naming_the_character(
+        projected: Path, asked: list[str]) -> None:
+    """`§` in a CSV cell or in the help: was a traceback, exit 1; now exit 2 saying which
+    character, and what to do."""
+    done = in_env(ASCII, "--data", str(projected), *asked)
+    assert (done.returncode, done.stderr.decode()) == (OUTPUT_UNWRITABLE,
+                                                       NO_SECTION_SIGN + "\n")
+
+
+def test_apply_to_an_ascii_stdout_says_exactly_what_is_committed(tmp_path: Path) -> None:
+    """A refused line's message names its paragraph (`§`): the apply was a traceback, exit 1,
+    with no word of the 79 lines committed. Now exit 2, and the lines committed are named;
+    applied again with --json (which is bytes, any encoding) they come back duplicate."""
+    data, every_rule = str(tmp_path / "data"), str(ROOT / "examples" / "every_rule.jsonl")
+    done = in_env(ASCII, "--data", data, "apply", every_rule)
+    errors = done.stderr.decode()
+    assert done.returncode == OUTPUT_UNWRITABLE and "Traceback" not in errors
+    found = re.search(re.escape(NO_SECTION_SIGN) + COMMITTED, errors)
+    assert found is not None, errors
+    at, up_to, applied, duplicate, rejected = (int(g.replace(",", "")) for g in found.groups())
+    assert applied > 0 and applied + duplicate + rejected == up_to
+    again = in_env(ASCII, "--data", data, "apply", every_rule, "--json")
+    statuses = [orjson.loads(line)["status"] for line in again.stdout.splitlines()]
+    assert statuses[:up_to].count("duplicate") == applied
+
+
+def test_force_color_does_not_make_a_file_a_terminal(projected: Path, tmp_path: Path) -> None:
+    """FORCE_COLOR=1 (set by many CI systems) made rich take a file for an 80-column terminal:
+    a report's cells cut to `…`, escape codes in the file, progress bars in a log. Now a file
+    gets what a pipe gets, and a log no bar."""
+    piped = rin("--data", str(projected), "trades")
+    with (tmp_path / "trades.txt").open("wb") as file:
+        forced = subprocess.run([*RIN, "--data", str(projected), "trades"], cwd=ROOT,
+                                stdout=file, stderr=subprocess.PIPE, check=False,
+                                env={**os.environ, "FORCE_COLOR": "1"})
+    assert (forced.returncode, forced.stderr) == (0, b"")
+    assert (tmp_path / "trades.txt").read_bytes() == piped.stdout
+    assert b"\xe2\x80\xa6" not in piped.stdout  # no cell cut short ("…")
+    views = tmp_path / "views.sqlite"
+    log = in_env({"FORCE_COLOR": "1"}, "--data", str(projected), "--views", str(views),
+                 "project")
+    assert log.returncode == 0 and "━".encode() not in log.stderr  # colour asked for: kept
+    assert log.stderr.replace(b"\x1b[1;36m", b"").replace(b"\x1b[0m", b"").startswith(
+        b"views at notification ")
