@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -17,6 +18,7 @@ import typer
 import projections.datasette_plugins
 from ledger.cli.options import err
 from ledger.cli.reports import open_views
+from ledger.cli.stdout import write_out
 from projections.metadata import METADATA_FILE
 
 app = typer.Typer()
@@ -54,5 +56,9 @@ def serve(
     if get is None:
         err.print(f"views at notification {position:,}: http://{host}:{port}/")
     command = datasette_command(path, host, port, get)
+    if get is not None:  # one answer, written as every command's output is (ledger.cli.stdout)
+        answered = subprocess.run(command, stdout=subprocess.PIPE, check=False)
+        write_out(answered.stdout)
+        raise typer.Exit(answered.returncode)
     sys.stdout.flush()
     os.execv(command[0], command)  # Datasette takes this process: a signal to it stops both

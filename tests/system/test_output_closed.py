@@ -300,3 +300,23 @@ def test_force_color_does_not_make_a_file_a_terminal(projected: Path, tmp_path: 
     assert log.returncode == 0 and "━".encode() not in log.stderr  # colour asked for: kept
     assert log.stderr.replace(b"\x1b[1;36m", b"").replace(b"\x1b[0m", b"").startswith(
         b"views at notification ")
+
+
+def test_serve_get_answers_through_the_same_output(projected: Path) -> None:
+    """`rin serve --get` handed its process to Datasette (`execv`), whose answer to a full disk
+    or a closed stdout was a traceback and exit 1, and into a closed pipe exit 1; now its answer
+    is written as every command's output is."""
+    views = ["--data", str(projected), "serve", "--get", "/views.json"]
+    whole = rin(*views)
+    assert whole.returncode == 0 and orjson.loads(whole.stdout)["database"] == "views"
+    with FULL.open("wb") as full:
+        to_full = subprocess.run([*RIN, *views], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
+                                 check=False)
+    closed = subprocess.run([*RIN, *views], cwd=ROOT, stderr=subprocess.PIPE, check=False,
+                            preexec_fn=closed_stdout)
+    assert (to_full.returncode, to_full.stderr.decode()) == (
+        OUTPUT_UNWRITABLE, "cannot write the output: No space left on device\n")
+    assert (closed.returncode, closed.stderr.decode()) == (
+        OUTPUT_UNWRITABLE, "cannot write the output: stdout is closed\n")
+    code, _, errors = read_then_close(views, 0)
+    assert (code, errors) == (OUTPUT_CLOSED, "")
