@@ -19,6 +19,7 @@ in every phase: start-up and rescan, mid-batch after a commit, and `rin project`
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -193,7 +194,7 @@ def commit_gaps(count: Callable[[], int], goal: int, run: Run) -> list[float]:
         if latest != value:
             seen.append(now)
             value = latest
-    return [b - a for a, b in zip(seen, seen[1:])]
+    return [b - a for a, b in itertools.pairwise(seen)]
 
 
 def kill_mid_run(count: Callable[[], int], goal: int, run: Run, rng: Random) -> None:
@@ -230,8 +231,9 @@ def kill_apply(data: Path, file: Path, total: int, target: int, rng: Random, tim
 def kill_project(data: Path, rng: Random, timing: Timing, tally: Tally) -> None:
     """One project kill point; every other one mid-run: inside the transaction after the one
     that tracks a random notification at least two transactions in and, before the end, five
-    transactions and a third of what is left. The others, and those with too little to project: by the clock, a
-    random moment up to start-up and the first transaction as the clean run took them."""
+    transactions and a third of what is left. The others, and those with too little to
+    project: by the clock, a random moment up to start-up and the first transaction as the
+    clean run took them."""
     before = tracked(data)
     with read_only(data / "events.sqlite") as db:
         stored = db.execute("SELECT MAX(rowid) FROM stored_events").fetchone()[0]

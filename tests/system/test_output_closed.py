@@ -209,19 +209,24 @@ def test_help_and_version_to_a_pipe_and_to_a_file_print_whole_and_exit_0(
         assert b" Usage: " in text and text.rstrip().endswith("\u256f".encode())  # its last box
 
 
-@pytest.mark.parametrize("asked", [["--version"], ["--help"], ["holdings", "--help"]])
-def test_help_and_version_to_an_unwritable_stdout_exit_2_saying_so(asked: list[str]) -> None:
-    """Click and rich print these themselves: to a full disk they were a traceback (exit 1),
-    to a closed stdout nothing at all (exit 0)."""
+def assert_unwritable_stdout_exits_2(arguments: list[str]) -> None:
+    """rin ARGUMENTS to a full disk and to a closed stdout: exit 2, saying which."""
     with FULL.open("wb") as full:
-        to_full = subprocess.run([*RIN, *asked], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
-                                 check=False)
-    closed = subprocess.run([*RIN, *asked], cwd=ROOT, stderr=subprocess.PIPE, check=False,
+        to_full = subprocess.run([*RIN, *arguments], cwd=ROOT, stdout=full,
+                                 stderr=subprocess.PIPE, check=False)
+    closed = subprocess.run([*RIN, *arguments], cwd=ROOT, stderr=subprocess.PIPE, check=False,
                             preexec_fn=closed_stdout)
     assert (to_full.returncode, to_full.stderr.decode()) == (
         OUTPUT_UNWRITABLE, "cannot write the output: No space left on device\n")
     assert (closed.returncode, closed.stderr.decode()) == (
         OUTPUT_UNWRITABLE, "cannot write the output: stdout is closed\n")
+
+
+@pytest.mark.parametrize("asked", [["--version"], ["--help"], ["holdings", "--help"]])
+def test_help_and_version_to_an_unwritable_stdout_exit_2_saying_so(asked: list[str]) -> None:
+    """Click and rich print these themselves: to a full disk they were a traceback (exit 1),
+    to a closed stdout nothing at all (exit 0)."""
+    assert_unwritable_stdout_exits_2(asked)
 
 
 def test_a_command_that_prints_nothing_needs_no_stdout(projected: Path) -> None:
@@ -276,7 +281,7 @@ def test_apply_to_an_ascii_stdout_says_exactly_what_is_committed(tmp_path: Path)
     found = re.search(re.escape(NO_SECTION_SIGN) + COMMITTED, errors)
     assert found is not None, errors
     at, up_to, applied, duplicate, rejected = (int(g.replace(",", "")) for g in found.groups())
-    assert applied > 0 and applied + duplicate + rejected == up_to
+    assert 1 <= at <= up_to and applied > 0 and applied + duplicate + rejected == up_to
     again = in_env(ASCII, "--data", data, "apply", every_rule, "--json")
     statuses = [orjson.loads(line)["status"] for line in again.stdout.splitlines()]
     assert statuses[:up_to].count("duplicate") == applied
@@ -309,14 +314,6 @@ def test_serve_get_answers_through_the_same_output(projected: Path) -> None:
     views = ["--data", str(projected), "serve", "--get", "/views.json"]
     whole = rin(*views)
     assert whole.returncode == 0 and orjson.loads(whole.stdout)["database"] == "views"
-    with FULL.open("wb") as full:
-        to_full = subprocess.run([*RIN, *views], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
-                                 check=False)
-    closed = subprocess.run([*RIN, *views], cwd=ROOT, stderr=subprocess.PIPE, check=False,
-                            preexec_fn=closed_stdout)
-    assert (to_full.returncode, to_full.stderr.decode()) == (
-        OUTPUT_UNWRITABLE, "cannot write the output: No space left on device\n")
-    assert (closed.returncode, closed.stderr.decode()) == (
-        OUTPUT_UNWRITABLE, "cannot write the output: stdout is closed\n")
+    assert_unwritable_stdout_exits_2(views)
     code, _, errors = read_then_close(views, 0)
     assert (code, errors) == (OUTPUT_CLOSED, "")
