@@ -17,6 +17,7 @@ decimal text, never a float.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import dataclasses
 import io
@@ -148,7 +149,7 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str) 
     (never wrapped to a width nobody has)."""
     # drawn in ASCII for a stdout that is not UTF (a non-UTF-8 locale), as rich does on such a
     # terminal, rather than failing at the first line of its box
-    utf = stdout_encoding().lower().replace("-", "").startswith("utf")
+    utf = codecs.lookup(stdout_encoding()).name.startswith("utf")
     table = Table(title=title or None, box=HEAVY_HEAD if utf else ASCII)
     for column in columns:
         numeric = any(is_quantity(row.get(column), column) for row in rows)
@@ -162,7 +163,6 @@ def print_table(rows: list[dict[str, Any]], columns: Sequence[str], title: str) 
     rendered = io.StringIO()
     Console(file=rendered, width=max(measured, 20), color_system=None).print(table)
     write_out(rendered.getvalue())
-
 
 
 def is_quantity(value: Any, column: str) -> bool:
