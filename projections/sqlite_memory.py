@@ -3,7 +3,7 @@ length and whatever SQLite build is installed (docs/verify-memory.md "Fifth roun
 
 - `cache_size`: each file's page cache holds at most 2,000 KiB (SQLite's usual default, pinned
   here so that a build or a setting with a larger one cannot make it grow with the files).
-- `temp_store = FILE`: the temporary b-trees of an `EXCEPT` (the views against their rebuild),
+- `temp_store = FILE`: the temporary b-trees of a `UNION` (the views against their rebuild),
   of a sort (`ORDER BY`, `GROUP BY`, `CREATE INDEX` at a rebuild's end) spill to a temporary
   file beyond that cache. Kept in memory (a build compiled with `SQLITE_TEMP_STORE=2` or `3`, or
   `PRAGMA temp_store = MEMORY`) they hold the whole compared table: measured at 35 MB for the

@@ -1,7 +1,7 @@
 """Issue 15: `rin verify`'s SQLite memory does not grow with the log (projections/sqlite_memory.py,
 docs/verify-memory.md "Fifth round: memory"). Every connection verify opens to the views file
 or to its scratch files (the rebuild, the dated checks) pins its page cache and keeps its
-temporary b-trees on disk before it runs a statement that makes one (an `EXCEPT`, a sort, an
+temporary b-trees on disk before it runs a statement that makes one (a `UNION`, a sort, an
 index build): kept in memory, those hold a whole compared table (140 bytes an event measured).
 The event store's reads follow its primary keys and make none."""
 
@@ -22,7 +22,8 @@ from projections.invariants import table_differences
 from projections.runner import open_views
 
 #: statements for which SQLite builds a temporary b-tree (or may): what temp_store governs
-TEMPORARY = re.compile(r"\b(EXCEPT|ORDER BY|GROUP BY|DISTINCT|CREATE (UNIQUE )?INDEX)\b", re.I)
+TEMPORARY = re.compile(
+    r"\b(EXCEPT|UNION|ORDER BY|GROUP BY|DISTINCT|CREATE (UNIQUE )?INDEX)\b", re.I)
 BOUNDS = {re.sub(r"\s+", " ", p).lower() for p in ("cache_size = -2000", "temp_store = FILE")}
 
 
@@ -78,14 +79,14 @@ def test_every_connection_verify_opens_keeps_temporary_btrees_on_disk(
     # verify opened the views file, its rebuild and the dated checks' file, and compared
     assert {"views.sqlite", "dated.sqlite"} <= traced.files()
     everything = [s for _, statements in traced.opened for s in statements]
-    assert any("EXCEPT" in s for s in everything) and any("CREATE INDEX" in s for s in everything)
+    assert any(" UNION " in s for s in everything) and any("CREATE INDEX" in s for s in everything)
     assert traced.unbounded() == []
 
 
 def test_the_check_finds_a_connection_left_unbounded(
     tmp_path: Path, traced: Traced, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The check itself: with the pragmas not set, the comparison's EXCEPT is named."""
+    """The check itself: with the pragmas not set, the comparison's UNION is named."""
     build(tmp_path)
     with Ledger(tmp_path) as ledger:
         Views(ledger).project()
@@ -94,7 +95,7 @@ def test_the_check_finds_a_connection_left_unbounded(
     traced.opened.clear()
     assert table_differences(views, views) == []
     found = traced.unbounded()
-    assert found and "EXCEPT" in found[0]
+    assert found and "UNION" in found[0]
 
 
 def test_the_views_connections_read_back_the_bounds(tmp_path: Path) -> None:
