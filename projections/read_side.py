@@ -1,61 +1,114 @@
-"""Checks of the read models' file that a rebuild comparison cannot make: the SQL VIEW
-definitions (a redefined `lineage` would hide a party from `rin trace`), objects nobody created
-(a trigger would rewrite rows as they are projected), and the tracking position (deleted,
-edited back, or past the store's end). Run before the views are brought up to date, which
-would otherwise act on what was changed. `rin project --rebuild` repairs what they find.
+"""Checks of the read models' file that a rebuild comparison cannot make: the definition of
+every table, index and SQL view (a redefined `lineage` would hide a party from `rin trace`;
+two columns' names swapped, a column made REAL or NOCASE, or a table in place of a SQL view
+change what reports print while every row compares equal), objects nobody created (a trigger
+would rewrite rows as they are projected), the file itself (a UTF-16 file, a FIFO), and the
+tracking position (deleted, edited back, or past the store's end). Run before the views are
+brought up to date, which would otherwise act on what was changed. `rin project --rebuild`
+repairs what they find in a views file it can open.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
+from functools import cache
 from pathlib import Path
 
 from ledger.application.ledger import Ledger
-from projections.runner import SQL_VIEWS, TABLES
+from projections.runner import TABLES, open_views
 
 REPAIR = "(rin project --rebuild restores it)"
+#: for a file SQLite cannot open as the ledger's (a rebuild writes into the file it finds)
+REPLACE = "(move it aside: rin project then makes the views anew)"
+#: every object SQLite lists, but its own statistics and sequence tables (ANALYZE,
+#: AUTOINCREMENT), which change no row a query returns
+SCHEMA = ("SELECT type, name, tbl_name, sql FROM sqlite_master "
+          "WHERE name NOT LIKE 'sqlite_stat%' AND name != 'sqlite_sequence'")
+#: SQLite's largest rowid: once a table holds it, new rows get random lower ones
+MAX_ROWID = 2**63 - 1
+#: problems `PRAGMA integrity_check` names, at most (it stops there)
+DAMAGE = 3
+KINDS = {"view": "SQL view"}
 
 
-def expected_definitions() -> dict[str, str]:
-    """Each SQL view's definition as SQLite stores it, made in a scratch database."""
-    scratch = sqlite3.connect(":memory:")
-    try:
-        for view in SQL_VIEWS:
-            scratch.execute(view.create_sql())
-        return dict(scratch.execute("SELECT name, sql FROM sqlite_master WHERE type = 'view'"))
-    finally:
-        scratch.close()
+@cache
+def expected_schema() -> dict[tuple[str, str], tuple[str, str | None]]:
+    """Every table, index and SQL view of a views file as the ledger's own set-up stores them,
+    (type, name) → (its table, its SQL): made once in a scratch file by the same code."""
+    with tempfile.TemporaryDirectory() as folder:
+        recorder = open_views(Path(folder) / "views.sqlite")
+        try:
+            recorder.create_table()
+        finally:
+            recorder.close()
+        scratch = sqlite3.connect(Path(folder) / "views.sqlite")
+        try:
+            return {(kind, name): (table, sql)
+                    for kind, name, table, sql in scratch.execute(SCHEMA)}
+        finally:
+            scratch.close()
 
 
 def check_read_side(ledger: Ledger, path: str | os.PathLike[str]) -> list[str]:
-    """What is wrong with the views file's definitions and tracking; [] if nothing (or no file)."""
+    """What is wrong with the views file (the file itself, its integrity, definitions, rowids and
+    tracking); [] if nothing (or no file)."""
     path = Path(path)
     if not path.exists():
         return []
+    if not path.is_file():  # opening a FIFO would wait for a writer forever
+        return [f"{path}: not a regular file {REPLACE}"]
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            return definitions(db, path) + tracking(db, path, ledger)
+            encoding = db.execute("PRAGMA encoding").fetchone()[0]
+            if encoding != "UTF-8":  # the rebuild's file, attached to it, could not be compared
+                return [f"{path}: its text is {encoding}, where the ledger writes UTF-8 {REPLACE}"]
+            damage = [row[0] for row in db.execute(f"PRAGMA integrity_check({DAMAGE:d})")]
+            if damage != ["ok"]:  # an index that disagrees with its table misleads a report
+                return [f"{path}: SQLite's integrity check fails ({'; '.join(damage)}): its "
+                        f"b-trees were edited or damaged {REPLACE}"]
+            return definitions(db, path) + rowids(db, path) + tracking(db, path, ledger)
         finally:
             db.close()
     except sqlite3.DatabaseError as exc:
-        return [f"{path}: cannot be read ({exc}) {REPAIR}"]
+        return [f"{path}: cannot be read ({exc}) {REPLACE}"]
 
 
 def definitions(db: sqlite3.Connection, path: Path) -> list[str]:
+    """Each object the file holds under a name the ledger uses is defined as the ledger defines
+    it (columns, their types, collations and order, constraints, `WITHOUT ROWID`, an index's
+    columns); an added SQL view, trigger, or index on one of the ledger's tables is named. A
+    table nothing reads is harmless; one the ledger defines and the file lacks is made again
+    by the next projection (and its rows compared then)."""
+    expected = expected_schema()
+    kind_of = {name: kind for kind, name in expected}
+    ours = {table for table, _ in expected.values()}
     problems = []
-    stored = {(kind, name): sql for kind, name, sql in db.execute(
-        "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
-    for name, sql in expected_definitions().items():
-        found = stored.get(("view", name))
-        if found is not None and found != sql:
-            problems.append(f"{path}: SQL view {name} is not the ledger's definition: "
-                            f"redefined {REPAIR}")
-    for (kind, name), _ in sorted(stored.items()):  # a table no report reads is harmless
-        if kind == "trigger" or (kind == "view" and name not in expected_definitions()):
-            problems.append(f"{path}: {kind} {name} is not one of the ledger's: added {REPAIR}")
+    for kind, name, table, sql in sorted(db.execute(SCHEMA)):
+        wanted = expected.get((kind, name))
+        what = f"{KINDS.get(kind, kind)} {name}"
+        if wanted == (table, sql):
+            continue
+        if wanted is not None:
+            problems.append(f"{path}: {what} is not the ledger's definition: redefined {REPAIR}")
+        elif name in kind_of:
+            problems.append(f"{path}: {name} is a {KINDS.get(kind, kind)} where the ledger's is "
+                            f"a {KINDS.get(kind_of[name], kind_of[name])}: replaced {REPAIR}")
+        elif kind in ("view", "trigger") or (kind == "index" and table in ours):
+            problems.append(f"{path}: {what} is not one of the ledger's: added {REPAIR}")
     return problems
+
+
+def rowids(db: sqlite3.Connection, path: Path) -> list[str]:
+    """No table a derived table grows from holds SQLite's largest rowid: its next rows would
+    then get random lower rowids, which the derivation (rows past the last rowid seen) skips."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    sources = sorted({t.derived_from for t in TABLES if t.derived_from in tables})
+    return [f"{path}: {source} holds rowid {MAX_ROWID:,}, SQLite's largest, which no row "
+            f"projected gets: edited {REPAIR}" for source in sources if db.execute(
+                f'SELECT MAX(rowid) FROM "{source}"').fetchone()[0] == MAX_ROWID]
 
 
 def tracking(db: sqlite3.Connection, path: Path, ledger: Ledger) -> list[str]:

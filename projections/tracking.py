@@ -224,6 +224,8 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
                 c.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
             for table in self.tables:
                 c.execute(f'DROP TABLE IF EXISTS "{table.name}"')
+            for view in self.sql_views:  # a table in a SQL view's place would stay otherwise
+                c.execute(f'DROP TABLE IF EXISTS "{view.name}"')
             for table in self.tables:
                 if table.derive is None:
                     table.create(db, indexes=not table.index_late)

@@ -102,7 +102,8 @@ class Views:
         return verify_pass.verify(self.ledger, self.path, public_key, exported)
 
     def check_read_side(self) -> list[str]:
-        """The views file's SQL definitions and tracking, before anything is projected."""
+        """The views file's integrity, definitions and tracking, before anything is projected
+        (projections/read_side.py)."""
         self._sqlite_only("the read-side check")
         return read_side.check_read_side(self.ledger, self.path)
 
