@@ -216,7 +216,8 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
         """Drop every view table, SQL view and trigger, and forget the position: the next run
         starts from 0. The tables and SQL views come back as the code defines them, but for
         derived tables and late indexes, which the next `create_table` (the rebuild's last
-        step, or the next opening of the file) creates."""
+        step, or the next opening of the file) creates; so does a tracking table defined
+        otherwise than by the library (`_restore_tracking`)."""
         with self.datastore.transaction(commit=True) as c:
             db = wrap(c)
             c.execute("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger')")
@@ -231,7 +232,22 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
                     table.create(db, indexes=not table.index_late)
             for view in self.sql_views:
                 c.execute(view.create_sql())
+            self._restore_tracking(c)
             c.execute("DELETE FROM tracking WHERE application_name = ?", (application_name,))
+
+    def _restore_tracking(self, c: SQLiteCursor) -> None:
+        """Make the tracking table anew, with the library's migration record, if the file's is
+        not the library's statement (a column redefined, say NOCASE): `in_place` would keep it
+        for ever, and `rin verify` name it after every rebuild."""
+        statements = self.construct_create_table_statements()
+        c.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tracking'")
+        found = c.fetchone()
+        if found is not None and found[0] == statements[-1].replace(" IF NOT EXISTS", ""):
+            return
+        c.execute("DROP TABLE IF EXISTS tracking")
+        for statement in statements:
+            c.execute(statement)
+        self._insert_tracking(c, Tracking(self.table_migration_identifier, 1))
 
     def close(self) -> None:
         self.datastore.close()

@@ -41,6 +41,7 @@ from ledger.infrastructure.head_file import KeySource, heed_head_file, keep_head
 from ledger.infrastructure.heads import Head
 from ledger.infrastructure.invalidation_index import InvalidationIndex
 from ledger.infrastructure.retry import RETRY
+from ledger.infrastructure.save_outcome import Outcome
 from ledger.infrastructure.settings import store_env, store_folder
 from ledger.infrastructure.settings import trade_window as trade_window_setting
 from ledger.infrastructure.signing import KeyProblem, StoreRefused
@@ -349,12 +350,15 @@ class Ledger:
 
     def _landed(self, uow: UnitOfWork) -> bool:
         """After a failed save: whether the store committed it all the same (the failure came
-        after the commit, as when a connection drops before its answer). The transaction is
-        all or nothing, so its last event, stored with the same timestamp, answers. The
-        in-memory aggregates are dropped either way: the store is the reference."""
+        after the commit, as when a connection drops before its answer). The recorder knows,
+        unless the answer to a sent commit was lost (ledger/infrastructure/save_outcome.py);
+        then, the transaction being all or nothing, its last event, stored with the same
+        timestamp, answers. The in-memory aggregates are dropped either way: the store is the
+        reference."""
         self._forget(uow)
-        if not uow.events:
-            return False
+        outcome = self._app.save_outcome()
+        if outcome is not Outcome.UNKNOWN or not uow.events:
+            return outcome is Outcome.STORED
         last = uow.events[-1]
         try:
             stored = self._app.recorder.select_events(

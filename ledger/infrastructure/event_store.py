@@ -27,6 +27,7 @@ from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
 from ledger.infrastructure.repository import LedgerRepository
 from ledger.infrastructure.retry import RETRY
+from ledger.infrastructure.save_outcome import Outcome, Outcomes
 from ledger.infrastructure.snapshot_in_save import SNAPSHOTS, DueSnapshots, SnapshotsLostTheSave
 from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
 from ledger.infrastructure.transcodings import register_transcodings
@@ -113,6 +114,7 @@ class LedgerApp(Application[UUID]):
         and snapshots by replaying the aggregate from the store. `commands`: the rows of
         `rin_commands` stored in the same transaction; so are the snapshots due
         (ledger/infrastructure/snapshot_in_save.py)."""
+        self.begin_save()
         due = self.due_snapshots(events, aggregates)
         try:
             recordings = self._put(events, unchanged, commands, due)
@@ -128,6 +130,16 @@ class LedgerApp(Application[UUID]):
             for aggregate in aggregates:
                 cache.put(aggregate.id, aggregate)
         return recordings
+
+    def begin_save(self) -> None:
+        """Nothing of the save about to be made is stored yet (`save_outcome`)."""
+        if isinstance(self.recorder, Outcomes):
+            self.recorder.outcome = Outcome.NOT_STORED
+
+    def save_outcome(self) -> Outcome:
+        """What the last save, if it raised, left in the store, as the recorder knows it
+        (ledger/infrastructure/save_outcome.py)."""
+        return self.recorder.outcome if isinstance(self.recorder, Outcomes) else Outcome.UNKNOWN
 
     def _put(self, events: list[Any], unchanged: dict[UUID, int],
              commands: list[Applied] | None, due: DueSnapshots | None) -> list[Recording[UUID]]:

@@ -57,6 +57,7 @@ from ledger.infrastructure.command_table import create_postgres as create_comman
 from ledger.infrastructure.heads import TABLE, HeadWriter, create_postgres, notification
 from ledger.infrastructure.postgres_function import NAME, call_statement, create_statement
 from ledger.infrastructure.read_check import UNCHANGED, check_unchanged
+from ledger.infrastructure.save_outcome import Outcome, Outcomes
 from ledger.infrastructure.snapshot_in_save import SNAPSHOTS
 from ledger.infrastructure.snapshot_in_save import insert_postgres as insert_snapshots
 from ledger.infrastructure.store_refusals import LockTimeout, lock_timed_out
@@ -65,9 +66,10 @@ from ledger.infrastructure.writer_turn import PostgresTurn
 BEGIN, COMMIT = SQL("BEGIN"), SQL("COMMIT")
 
 
-class LedgerPostgresRecorder(PostgresApplicationRecorder):
+class LedgerPostgresRecorder(Outcomes, PostgresApplicationRecorder):
     """`PostgresApplicationRecorder` whose saves refuse a read that moved and store the head row
-    of each committed transaction, in two round trips."""
+    of each committed transaction, in two round trips; its last save's outcome
+    (ledger/infrastructure/save_outcome.py)."""
 
     def __init__(self, datastore: PostgresDatastore, **kwargs: Any) -> None:
         super().__init__(datastore, **kwargs)
@@ -94,9 +96,13 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         """Store `stored_events` in one transaction and return their notification ids in order;
-        `unchanged` (keyword): {aggregate id: version} this save read and leaves as it is."""
+        `unchanged` (keyword): {aggregate id: version} this save read and leaves as it is.
+        Retried by the library when the connection fails; once a try has sent its COMMIT and
+        lost the answer, the save's outcome stays `UNKNOWN` unless a later try commits (if the
+        lost one had, the later one conflicts with it)."""
         if not stored_events:
             return None
+        earlier = self.outcome  # what the tries before this one left
         # BEGIN and COMMIT are statements of the pipeline: psycopg's `transaction()` in
         # pipeline mode syncs on entering and before COMMIT (two more round trips). Leaving the
         # pipeline sends the head row and COMMIT and raises their errors; an exception leaves
@@ -109,13 +115,17 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
                                                  kwargs.get(COMMANDS, ()))
                 insert_snapshots(curs, kwargs.get(SNAPSHOTS), stored_events)  # savepoint, last
                 curs.execute(COMMIT)
+                self.outcome = Outcome.UNKNOWN  # COMMIT is sent as the pipeline ends
         except Exception as error:
+            if not isinstance(error, InterfaceError | OperationalError):
+                self.outcome = earlier  # the server answered: this try stored nothing
             if lock_timed_out(error):  # once, not again and again by the library's retry
                 raise LockTimeout(str(error)) from error
             refused = refused_at_commit(error)  # ledger/infrastructure/command_table.py
             if refused is error:
                 raise
             raise refused from error
+        self.outcome = Outcome.STORED
         return ids
 
     def insert_in_transaction(

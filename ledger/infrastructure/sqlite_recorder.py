@@ -24,6 +24,7 @@ from ledger.infrastructure.command_table import CommandWriter
 from ledger.infrastructure.eventsourcing_adapter import SQLiteSaveHook
 from ledger.infrastructure.heads import CREATE_SQLITE, HeadWriter, notification
 from ledger.infrastructure.read_check import check_unchanged
+from ledger.infrastructure.save_outcome import Outcome, Outcomes
 from ledger.infrastructure.snapshot_in_save import DueSnapshots
 from ledger.infrastructure.snapshot_in_save import insert_sqlite as insert_snapshots
 from ledger.infrastructure.store_refusals import StoreRefused, is_integrity
@@ -40,8 +41,9 @@ CHECKPOINT_PAGES = 10_000
 IDS_REMEMBERED = 20_000
 
 
-class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
-    """`SQLiteApplicationRecorder` with multi-row inserts; same table, same notification ids."""
+class BatchSQLiteApplicationRecorder(SQLiteSaveHook, Outcomes, SQLiteApplicationRecorder):
+    """`SQLiteApplicationRecorder` with multi-row inserts; same table, same notification ids;
+    its last save's outcome (ledger/infrastructure/save_outcome.py)."""
 
     def __init__(self, datastore: SQLiteDatastore, events_table_name: str = "stored_events"):
         super().__init__(datastore, events_table_name)
@@ -70,9 +72,13 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         """The library's save, holding a share of the writers' turn while it runs
-        (ledger/infrastructure/writer_turn.py)."""
+        (ledger/infrastructure/writer_turn.py). A failure before the commit stored nothing
+        (SQLite rolls back); one after the inserts returned, the commit's among them, is
+        `UNKNOWN` (the pool's work after a commit could fail too)."""
         with self.turn.saving():
-            return super().insert_events(stored_events, **kwargs)
+            ids = super().insert_events(stored_events, **kwargs)
+            self.outcome = Outcome.STORED
+        return ids
 
     def construct_create_table_statements(self) -> list[str]:
         return [*super().construct_create_table_statements(), CREATE_SQLITE, CREATE_COMMANDS]
@@ -96,6 +102,7 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, SQLiteApplicationRecorder):
         # (ledger/infrastructure/read_check.py).
         check_unchanged(unchanged, lambda ids: self._latest(c, ids))
         insert_snapshots(c, snapshots, stored_events)  # last, in a savepoint of their own
+        self.outcome = Outcome.UNKNOWN  # the library commits next
         return notification_ids
 
     def _latest(self, c: SQLiteCursor, ids: list[UUID]) -> dict[UUID, int]:

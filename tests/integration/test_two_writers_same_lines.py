@@ -13,10 +13,15 @@ conflict, storing nothing); the store holds every sale once and its audit is cle
 from __future__ import annotations
 
 import multiprocessing
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import eventsourcing.domain
+import pytest
+from conftest import Store
 from markets import three_party_market
+from store_access import app_of
 
 from ledger import Ledger
 from ledger.application.store_failures import WriteConflict
@@ -75,3 +80,29 @@ def test_two_writers_of_the_same_lines_apply_each_once_and_never_report_tamperin
             assert sum(ledger.party("2001").holdings.totals().values()) == 40_000 - 12_100
             assert ledger.audit() == []
     print(f"\n{RUNS} runs, {conflicts} lines given up as write conflicts")
+
+
+def test_a_writer_losing_a_line_to_the_same_events_in_the_same_microsecond_says_duplicate(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Found by CI on the race above: two writers made one line's events in the same
+    # microsecond, so the loser's were byte for byte the winner's; its save refused, it read
+    # the store back, found "its" events there and reported the line applied, as the winner did.
+    # Here the winner stores the line while the loser's save is on its way, both timestamps
+    # fixed: the loser's store refused its save, so it stored nothing and says duplicate.
+    now = datetime(2026, 12, 4, 3, 0, 0, 123_456, tzinfo=UTC)
+    with store.ledger() as winner, store.ledger() as loser:
+        assert {r.status for r in winner.apply_many(three_party_market(40_000))} == {"applied"}
+        monkeypatch.setattr(eventsourcing.domain, "datetime_now_with_tzinfo", lambda: now)
+        recorder = app_of(loser).recorder
+        real, won = recorder.insert_events, []
+
+        def insert(*args: Any, **kwargs: Any) -> Any:
+            if not won:  # the other writer stores the same line first
+                won.append(winner.apply(SALES[0]))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(recorder, "insert_events", insert)
+        lost = loser.apply(SALES[0])
+        monkeypatch.undo()
+        assert [(r.status, lost.status) for r in won] == [("applied", "duplicate")]
+        assert sum(loser.party("3001").holdings.totals().values()) == 10_000 + 10
+        assert loser.audit() == []

@@ -117,6 +117,33 @@ def test_a_column_added_or_dropped_is_named_not_blamed_on_the_store(data: Path,
     restored(data)
 
 
+TRACKING = ("CREATE TABLE tracking (application_name TEXT{}, notification_id INTEGER, "
+            "PRIMARY KEY (application_name)) WITHOUT ROWID")
+
+
+@pytest.mark.parametrize("script, words", [
+    ("ALTER TABLE tracking RENAME TO t; " + TRACKING.format(" COLLATE NOCASE")
+     + "; INSERT INTO tracking SELECT * FROM t; DROP TABLE t",
+     "table tracking is not the ledger's definition: redefined"),
+    ("ALTER TABLE tracking RENAME TO t; CREATE VIEW tracking AS SELECT * FROM t",
+     "tracking is a SQL view where the ledger's is a table: replaced"),
+])
+def test_a_tracking_table_redefined_is_named_and_rebuild_makes_it_anew(
+        data: Path, script: str, words: str) -> None:
+    """`project --rebuild` kept a redefined tracking table, so verify named it again after the
+    rebuild it advised (session 15); the library's migration record must come back with it."""
+    run(data, script)
+    named(data, words)
+    restored(data)
+    db = sqlite3.connect(data / "views.sqlite")
+    assert db.execute("SELECT sql FROM sqlite_master WHERE name='tracking'").fetchall() == [
+        (TRACKING.format(""),)]
+    assert db.execute("SELECT notification_id FROM tracking WHERE application_name = "
+                      "'__migration__'").fetchall() == [(1,)]
+    db.close()
+    assert rin(data, "project", "-q").exit_code == 0 and verify(data).exit_code == 0
+
+
 def test_a_table_made_without_rowid_is_named(data: Path) -> None:
     db = sqlite3.connect(data / "views.sqlite")
     sql = db.execute("SELECT sql FROM sqlite_master WHERE name='parties'").fetchone()[0]
