@@ -250,7 +250,7 @@ class Ledger:
                     raise unreplayable(error) from error
                 result = Result(line, outcome.status, rin=outcome.rin, rins=outcome.rins)
                 try:
-                    recordings = uow.save()
+                    recordings = self._save(uow)
                 except IntegrityError:
                     read = uow.read_ids()
                     if self._landed(uow):
@@ -333,7 +333,7 @@ class Ledger:
                 continue
             results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))
         try:
-            recordings = uow.save()
+            recordings = self._save(uow)
         except IntegrityError:
             if not self._landed(uow):
                 self.retries += 1
@@ -347,6 +347,12 @@ class Ledger:
         else:
             self._saved(uow, recordings, position)
         done.extend(results)
+
+    def _save(self, uow: UnitOfWork) -> list[Recording[UUID]]:
+        """Save `uow`, its outcome unknown to no one: whatever fails before the store is
+        reached leaves it `NOT_STORED`, not the last save's (`_landed`)."""
+        self._app.begin_save()
+        return uow.save()
 
     def _landed(self, uow: UnitOfWork) -> bool:
         """After a failed save: whether the store committed it all the same (the failure came

@@ -261,7 +261,6 @@ class UnitOfWork:
 
     def save(self) -> list[Recording[UUID]]:
         """Store every event of the transaction, in command order, atomically."""
-        self.app.begin_save()
         self.collect()
         changed = {event.originator_id for event in self.events}
         unchanged = {i: v for i, v in self.read.items() if i not in changed}
