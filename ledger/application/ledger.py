@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -27,7 +28,12 @@ from ledger.application.positions import Positions
 from ledger.application.results import Result as Result  # re-exported: `ledger.Result`
 from ledger.application.results import rejected
 from ledger.application.rows import HeldBlock, Holding
-from ledger.application.store_failures import InternalFault, StoreError, WriteConflict
+from ledger.application.store_failures import (
+    CommitUnknown,
+    InternalFault,
+    StoreError,
+    WriteConflict,
+)
 from ledger.application.unit_of_work import UnitOfWork
 from ledger.domain.batch_status import BatchStatus
 from ledger.domain.errors import LedgerError
@@ -50,6 +56,8 @@ from ledger.infrastructure.writer_turn import turn_of
 CACHE_SIZE = 20_000  # aggregates kept in memory between commands (a party is a few KB)
 #: how a failing store shows itself: the library's errors (it wraps sqlite3's and psycopg's
 #: in most places), sqlite3's where it does not, and the operating system's (disk, files)
+logger = logging.getLogger(__name__)
+
 STORE_FAILURES = (PersistenceError, sqlite3.Error, OSError)
 
 #: a failed save that is the store's, or its refusal (a key required, a truncated store)
@@ -171,7 +179,17 @@ class Ledger:
         self._statuses = BatchStatusIndex(self._app.recorder)
 
     def _saved(self, uow: UnitOfWork, recordings: list[Recording[UUID]], position: int) -> None:
-        """Keep the saved aggregates in memory if this save came straight after `position`."""
+        """After a commit: keep the saved aggregates in memory if this save came straight after
+        `position`. The lines are committed, so a failure here must not report them failed:
+        memory is dropped instead and read again from the store."""
+        try:
+            self._keep(uow, recordings, position)
+        except Exception as error:
+            logger.warning("memory dropped after a committed save (%s): read from the store",
+                           error)
+            self._drop_memory()
+
+    def _keep(self, uow: UnitOfWork, recordings: list[Recording[UUID]], position: int) -> None:
         if not recordings:
             return
         keep_head(self._app)
@@ -206,7 +224,7 @@ class Ledger:
             with self._lock:
                 return self._apply(command, line)
         except STORE_FAILURES as error:
-            raise StoreError(str(error), None) from error
+            raise StoreError.of(error, None) from error
 
     def _apply(self, command: CommandInput, line: int) -> Result:
         try:
@@ -253,13 +271,13 @@ class Ledger:
                     recordings = self._save(uow)
                 except IntegrityError:
                     read = uow.read_ids()
-                    if self._landed(uow):
+                    if self._landed(uow, line, line):
                         return result
                     self.retries += 1
                     RETRY.pause(attempt)
                     continue  # another writer got there first: reload, re-check, retry
                 except Exception as error:
-                    if self._landed(uow):
+                    if self._landed(uow, line, line):
                         return result
                     if isinstance(error, SAVE_REFUSALS):
                         raise
@@ -300,7 +318,7 @@ class Ledger:
         except Exception as error:
             yield from done
             if isinstance(error, STORE_FAILURES):
-                raise StoreError(str(error), done[-1].line if done else last) from error
+                raise StoreError.of(error, done[-1].line if done else last) from error
             raise
         yield from done
 
@@ -332,15 +350,16 @@ class Ledger:
                 results.append(rejected(number, error))
                 continue
             results.append(Result(number, outcome.status, rin=outcome.rin, rins=outcome.rins))
+        lines = batch[0][0], batch[-1][0]
         try:
             recordings = self._save(uow)
         except IntegrityError:
-            if not self._landed(uow):
+            if not self._landed(uow, *lines):
                 self.retries += 1
                 self._one_at_a_time(batch, done)
                 return
         except Exception as error:
-            if not self._landed(uow):
+            if not self._landed(uow, *lines):
                 if isinstance(error, SAVE_REFUSALS):
                     raise
                 raise InternalFault(error) from error  # not the store's: the ledger's fault
@@ -354,13 +373,15 @@ class Ledger:
         self._app.begin_save()
         return uow.save()
 
-    def _landed(self, uow: UnitOfWork) -> bool:
-        """After a failed save: whether the store committed it all the same (the failure came
-        after the commit, as when a connection drops before its answer). The recorder knows,
-        unless the answer to a sent commit was lost (ledger/infrastructure/save_outcome.py);
-        then, the transaction being all or nothing, its last event, stored with the same
-        timestamp, answers. The in-memory aggregates are dropped either way: the store is the
-        reference."""
+    def _landed(self, uow: UnitOfWork, first: int, last_line: int) -> bool:
+        """After a failed save of lines `first`..`last_line`: whether the store committed it all
+        the same (the failure came after the commit, as when a connection drops before its
+        answer). The recorder knows, unless the answer to a sent commit was lost
+        (ledger/infrastructure/save_outcome.py); then, the transaction being all or nothing,
+        its last event, stored with the same timestamp, answers, and if the store cannot be
+        read `CommitUnknown` says so: neither answer is safe (retrying could store the lines
+        twice, "not stored" could make the caller send them again). The in-memory aggregates
+        are dropped either way: the store is the reference."""
         self._forget(uow)
         outcome = self._app.save_outcome()
         if outcome is not Outcome.UNKNOWN or not uow.events:
@@ -370,10 +391,10 @@ class Ledger:
             stored = self._app.recorder.select_events(
                 last.originator_id, gt=last.originator_version - 1, lte=last.originator_version
             )
-        except STORE_FAILURES:
-            return False  # unknown: the caller reports the failure
-        return bool(stored) and getattr(
-            self._app.mapper.to_domain_event(stored[0]), "timestamp", None) == last.timestamp
+            return bool(stored) and getattr(
+                self._app.mapper.to_domain_event(stored[0]), "timestamp", None) == last.timestamp
+        except Exception as error:
+            raise CommitUnknown(first, last_line, error) from error
 
     def _one_at_a_time(self, batch: list[tuple[int, CommandInput]], done: list[Result]) -> None:
         for number, command in batch:

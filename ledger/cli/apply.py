@@ -15,6 +15,7 @@ from typing import Annotated, BinaryIO
 import typer
 
 from ledger.application.ledger import Ledger
+from ledger.application.store_failures import CommitUnknown
 from ledger.application.transaction_file import RefusedLine, file_lines
 from ledger.cli.failures import STORE_ERRORS, STORE_FAILED, print_failure, store_failure
 from ledger.cli.options import err, open_ledger, options
@@ -95,7 +96,10 @@ def apply_lines(ledger: Ledger, streams: list[BinaryIO], files: list[str], quiet
                 bar.update(task, completed=index + 1, rate=f"{rate:,.0f} lines/s")
         except STORE_ERRORS as error:
             done = f"line {last}" if last is not None else "none"
-            print_failure(err, f"{store_failure(error)}; last line committed: {done}")
+            failure: BaseException = error
+            if isinstance(error.__cause__, CommitUnknown):  # in the file's line numbers
+                failure = error.__cause__.renumbered(numbered)
+            print_failure(err, f"{store_failure(failure)}; last line committed: {done}")
             return STORE_FAILED
     if failed is not None:
         at, failure = failed

@@ -13,7 +13,7 @@ import typer
 from eventsourcing.persistence import PersistenceError
 from rich.console import Console
 
-from ledger.application.store_failures import InternalFault, StoreError
+from ledger.application.store_failures import CommitUnknown, InternalFault, StoreError
 
 STORE_FAILED = 3
 
@@ -48,6 +48,8 @@ def store_failure(error: BaseException) -> str:
         error = error.__cause__
     if isinstance(error, InternalFault):  # the ledger's fault: its own words, not the store's
         return str(error)
+    if isinstance(error, CommitUnknown):  # whole: what to do before sending the lines again
+        return f"store failed: {error}"
     detail = " ".join(str(error).split())[:200] or type(error).__name__
     lowered = detail.lower()
     kind = next((what for words, what in _KINDS if any(w in lowered for w in words)), None)

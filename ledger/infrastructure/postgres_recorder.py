@@ -117,8 +117,8 @@ class LedgerPostgresRecorder(Outcomes, PostgresApplicationRecorder):
                 curs.execute(COMMIT)
                 self.outcome = Outcome.UNKNOWN  # COMMIT is sent as the pipeline ends
         except Exception as error:
-            if not isinstance(error, InterfaceError | OperationalError):
-                self.outcome = earlier  # the server answered: this try stored nothing
+            if isinstance(error, IntegrityError):  # a refusal: this try stored nothing
+                self.outcome = earlier
             if lock_timed_out(error):  # once, not again and again by the library's retry
                 raise LockTimeout(str(error)) from error
             refused = refused_at_commit(error)  # ledger/infrastructure/command_table.py

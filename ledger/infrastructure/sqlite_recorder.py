@@ -71,12 +71,14 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, Outcomes, SQLiteApplication
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
-        """The library's save, holding a share of the writers' turn while it runs
-        (ledger/infrastructure/writer_turn.py). A failure before the commit stored nothing
-        (SQLite rolls back); one after the inserts returned, the commit's among them, is
-        `UNKNOWN` (the pool's work after a commit could fail too)."""
-        with self.turn.saving():
-            ids = super().insert_events(stored_events, **kwargs)
+        """The library's save (its `insert_events`: a connection, a transaction, the inserts),
+        holding a share of the writers' turn while it runs (ledger/infrastructure/
+        writer_turn.py). A failure up to and with the commit stored nothing (SQLite rolls
+        back); once the commit has returned, the save is `STORED` whatever fails after (the
+        pool taking the connection back, the turn's release)."""
+        with self.turn.saving(), self.datastore.get_connection(commit=True) as connection:
+            with connection.transaction(commit=True) as c:
+                ids = self._insert_events(c, stored_events, **kwargs)
             self.outcome = Outcome.STORED
         return ids
 
@@ -102,7 +104,6 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, Outcomes, SQLiteApplication
         # (ledger/infrastructure/read_check.py).
         check_unchanged(unchanged, lambda ids: self._latest(c, ids))
         insert_snapshots(c, snapshots, stored_events)  # last, in a savepoint of their own
-        self.outcome = Outcome.UNKNOWN  # the library commits next
         return notification_ids
 
     def _latest(self, c: SQLiteCursor, ids: list[UUID]) -> dict[UUID, int]:

@@ -30,7 +30,7 @@ import fcntl
 import os
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import Any
 
 from ledger.infrastructure.store_refusals import LockTimeout, lock_timed_out
@@ -115,8 +115,9 @@ class WriterTurn:
         try:
             flock_within(fd, operation, self.timeout, self._path)
             yield
-        finally:
-            os.close(fd)  # releases the flock; the turn file holds no lock of SQLite's
+        finally:  # releases the flock (Linux frees the descriptor even when close reports an
+            with suppress(OSError):  # error): a save committed inside stays reported
+                os.close(fd)  # the turn file holds no lock of SQLite's
 
     @contextmanager
     def saving(self) -> Iterator[None]:
@@ -155,23 +156,42 @@ class PostgresTurn:
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
-        with self._datastore.get_connection() as connection:  # in autocommit mode
-            timeout = f"{int(self._datastore.lock_timeout)}s"  # as every save waits: not for ever
-            connection.execute("SELECT set_config('lock_timeout', %s, false)", (timeout,))
-            try:
-                connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (self.name,))
-            except Exception as error:
-                if lock_timed_out(error):
-                    raise TurnTimeout(self.name, self._datastore.lock_timeout) from error
+        """The turn on a pooled connection of its own (autocommit) while the body runs. Once
+        the body is done its release never raises, so a save committed inside stays reported:
+        if the unlock fails the connection is closed, and the session's end releases it."""
+        done = False
+        try:
+            with self._datastore.get_connection() as connection:
+                self._lock(connection)
+                self.held = True
+                try:
+                    yield
+                    done = True
+                finally:
+                    self.held = False
+                    try:
+                        connection.execute("SELECT pg_advisory_unlock(hashtext(%s))",
+                                           (self.name,))
+                    except Exception:
+                        with suppress(Exception):
+                            connection.close()
+        except Exception:
+            if not done:
                 raise
-            finally:
-                connection.execute("RESET lock_timeout")  # the pool's connection as it was
-            self.held = True
-            try:
-                yield
-            finally:
-                self.held = False
-                connection.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self.name,))
+
+    def _lock(self, connection: Any) -> None:
+        """Wait for the turn at most the store's lock timeout, then leave the connection's
+        `lock_timeout` as it was."""
+        timeout = f"{int(self._datastore.lock_timeout)}s"  # as every save waits: not for ever
+        connection.execute("SELECT set_config('lock_timeout', %s, false)", (timeout,))
+        try:
+            connection.execute("SELECT pg_advisory_lock(hashtext(%s))", (self.name,))
+        except Exception as error:
+            if lock_timed_out(error):
+                raise TurnTimeout(self.name, self._datastore.lock_timeout) from error
+            raise
+        finally:
+            connection.execute("RESET lock_timeout")  # the pool's connection as it was
 
 
 def turn_of(recorder: object) -> AbstractContextManager[None]:

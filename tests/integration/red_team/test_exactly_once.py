@@ -213,36 +213,3 @@ def test_rin_apply_reports_every_line_when_a_writer_runs_out_of_retries(
     assert results[5]["citation"] == "concurrency"
     assert out.exit_code == 1  # some lines refused, the rest applied
 
-
-def test_a_save_whose_answer_is_lost_after_its_commit_is_read_back_and_applied_once(
-    store: Store, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The connection is handed back to the pool after the commit, and that fails once: the
-    # commit's answer is lost (on PostgreSQL the library tries the save again, which conflicts
-    # with the first). Only the store can tell: read back, the line is found stored, reported
-    # applied, and not applied again (a line without an id would be, were it retried).
-    with store.ledger() as ledger:
-        list(ledger.apply_many(setup()))
-        pool = app_of(ledger).recorder.datastore.pool  # type: ignore[attr-defined]
-        name = "putconn" if store.url else "put_connection"
-        real_put, real_insert = getattr(pool, name), app_of(ledger).recorder.insert_events
-        fault = {"armed": False, "fired": False}
-
-        def put(*args: Any, **kwargs: Any) -> Any:
-            real_put(*args, **kwargs)
-            if fault["armed"] and not fault["fired"]:  # the first handed back in the save
-                fault["fired"] = True
-                raise OperationalError("connection lost after COMMIT (injected)")
-
-        def insert(*args: Any, **kwargs: Any) -> Any:
-            fault["armed"] = True
-            return real_insert(*args, **kwargs)
-        monkeypatch.setattr(pool, name, put)
-        monkeypatch.setattr(app_of(ledger).recorder, "insert_events", insert)
-        result = ledger.apply(sale(), line=5)
-        monkeypatch.undo()
-        assert fault["fired"]
-        assert result.status == "applied"
-        assert stored_sales(ledger) == 2  # the first sale and this one, once
-        assert ledger.holdings(BUYER)[0]["gallon_rins"] == 20
-        assert ledger.audit() == []

@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 
 from ledger.application.handlers import UnitOfWork
 from ledger.application.ledger import Ledger
+from ledger.application.store_failures import CommitUnknown
 from ledger.cli.main import app
 from ledger.simulation import generate_market
 
@@ -134,6 +135,32 @@ def test_disk_full_on_a_batch_save_reports_the_batches_before_it(
     assert "store failed: the disk is full (database or disk is full); last line committed: " \
         "line 400" in result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_lines_whose_commit_is_unknown_are_named_by_their_lines_in_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit whose answer was lost and could not be read back (`CommitUnknown`, numbered
+    by the library 1, 2, 3) is named in the file's own line numbers, blank lines counted, and
+    never said to be "not committed"."""
+    def save(self: UnitOfWork) -> Any:
+        raise CommitUnknown(1, 3, "read-back failed (injected)")
+
+    monkeypatch.setattr(UnitOfWork, "save", save)
+    lines = [json.dumps({"type": "register_party", "party": f"100{n}", "name": f"P{n}",
+                         "roles": ["producer"]}) for n in range(3)]
+    market = tmp_path / "three.jsonl"
+    market.write_text("\n\n".join(lines) + "\n")  # the commands are lines 1, 3 and 5
+    result = CliRunner().invoke(app, ["--data", str(tmp_path / "data"), "apply", "--json",
+                                      "--quiet", str(market)])
+    assert result.exit_code == 3, result.output
+    assert reported_lines(result.stdout) == []
+    assert result.stderr == (
+        "store failed: whether lines 1-5 were committed is unknown: the answer to the commit "
+        "was lost and the store could not be read to tell (read-back failed (injected)); a "
+        "line with an id is safe to send again (it comes back duplicate), a line without one "
+        "is stored twice if it was committed: look for it first (`rin transactions`, "
+        "`Ledger.log`); last line committed: none\n")
 
 
 # ---- lock, read-only, malformed file, server down ------------------------------------------
