@@ -18,14 +18,20 @@ from pathlib import Path
 
 from ledger.application.ledger import Ledger
 from projections.runner import TABLES, open_views
+from projections.tracking import NotAViewsFile, holds_events
 
 REPAIR = "(rin project --rebuild restores it)"
 #: for a file SQLite cannot open as the ledger's (a rebuild writes into the file it finds)
 REPLACE = "(move it aside: rin project then makes the views anew)"
-#: every object SQLite lists, but its own statistics and sequence tables (ANALYZE,
-#: AUTOINCREMENT), which change no row a query returns
-SCHEMA = ("SELECT type, name, tbl_name, sql FROM sqlite_master "
-          "WHERE name NOT LIKE 'sqlite_stat%' AND name != 'sqlite_sequence'")
+#: SQLite's own statistics and sequence tables (ANALYZE, AUTOINCREMENT), which change no row a
+#: query returns; their names, as SQLite makes them (no one else may name an object sqlite_…)
+OWN_TABLES = ("sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4", "sqlite_sequence")
+#: every object SQLite lists, but its own tables: by exact name, as a LIKE pattern hid
+#: `sqliteXstat_…` (`_` matches any character, and LIKE ignores case)
+SCHEMA = ("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT IN "
+          f"({', '.join(repr(name) for name in OWN_TABLES)})")
+#: the files SQLite keeps beside the views file (its write-ahead log and shared memory)
+SIBLINGS = ("-wal", "-shm")
 #: SQLite's largest rowid: once a table holds it, new rows get random lower ones
 MAX_ROWID = 2**63 - 1
 #: problems `PRAGMA integrity_check` names, at most (it stops there)
@@ -55,13 +61,22 @@ def check_read_side(ledger: Ledger, path: str | os.PathLike[str]) -> list[str]:
     """What is wrong with the views file (the file itself, its integrity, definitions, rowids and
     tracking); [] if nothing (or no file)."""
     path = Path(path)
+    if path.is_symlink() and not path.exists():  # every writer would fail to create it
+        return [f"{path}: a symbolic link to {os.readlink(path)}, which does not exist (remove "
+                "the link: rin project then makes the views anew)"]
     if not path.exists():
         return []
     if not path.is_file():  # opening a FIFO would wait for a writer forever
         return [f"{path}: not a regular file {REPLACE}"]
+    for sibling in (Path(f"{path}{suffix}") for suffix in SIBLINGS):
+        if os.path.lexists(sibling) and not sibling.is_file():  # SQLite fell back to reading
+            return [f"{sibling}: not a regular file (remove it: SQLite makes it anew)"]
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # the path quoted as a URI: a '%', '?' or '#' in it named another file
+        db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
         try:
+            if holds_events(db.cursor()):  # a rebuild would empty the event store
+                return [str(NotAViewsFile(str(path)))]
             encoding = db.execute("PRAGMA encoding").fetchone()[0]
             if encoding != "UTF-8":  # the rebuild's file, attached to it, could not be compared
                 return [f"{path}: its text is {encoding}, where the ledger writes UTF-8 {REPLACE}"]
@@ -82,21 +97,23 @@ def definitions(db: sqlite3.Connection, path: Path) -> list[str]:
     columns); an added SQL view, trigger, or index on one of the ledger's tables is named. A
     table nothing reads is harmless; one the ledger defines and the file lacks is made again
     by the next projection (and its rows compared then)."""
-    expected = expected_schema()
+    # SQLite's names ignore case: "LINEAGE" is `lineage` to every query
+    expected = {(kind, name.lower()): found for (kind, name), found in expected_schema().items()}
     kind_of = {name: kind for kind, name in expected}
-    ours = {table for table, _ in expected.values()}
+    ours = {table.lower() for table, _ in expected.values()}
     problems = []
     for kind, name, table, sql in sorted(db.execute(SCHEMA)):
-        wanted = expected.get((kind, name))
+        wanted = expected.get((kind, name.lower()))
         what = f"{KINDS.get(kind, kind)} {name}"
         if wanted == (table, sql):
             continue
         if wanted is not None:
             problems.append(f"{path}: {what} is not the ledger's definition: redefined {REPAIR}")
-        elif name in kind_of:
+        elif name.lower() in kind_of:
+            theirs = kind_of[name.lower()]
             problems.append(f"{path}: {name} is a {KINDS.get(kind, kind)} where the ledger's is "
-                            f"a {KINDS.get(kind_of[name], kind_of[name])}: replaced {REPAIR}")
-        elif kind in ("view", "trigger") or (kind == "index" and table in ours):
+                            f"a {KINDS.get(theirs, theirs)}: replaced {REPAIR}")
+        elif kind in ("view", "trigger") or (kind == "index" and table.lower() in ours):
             problems.append(f"{path}: {what} is not one of the ledger's: added {REPAIR}")
     return problems
 

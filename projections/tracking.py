@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import IntegrityError, PersistenceError, Tracking
 from eventsourcing.sqlite import (
     SQLiteConnectionPool,
     SQLiteCursor,
@@ -57,11 +57,32 @@ def complete(c: sqlite3.Cursor, tables: Iterable[Table], sql_views: Iterable[Vie
     record (which the library's `create_table` then leaves as it is)."""
     if c.execute("PRAGMA user_version").fetchone()[0] != layout:
         return False
-    expected = {name for table in tables for name in (table.name, *table.index_names())}
-    expected |= {view.name for view in sql_views} | {"tracking"}
-    names = {row[0] for row in c.execute("SELECT name FROM sqlite_master")}
+    expected = {name.lower() for table in tables
+                for name in (table.name, *table.index_names())}
+    expected |= {view.name.lower() for view in sql_views} | {"tracking"}
+    names = {row[0].lower() for row in c.execute("SELECT name FROM sqlite_master")}
     return expected <= names and c.execute(
         "SELECT 1 FROM tracking WHERE application_name = ?", (MIGRATION,)).fetchone() is not None
+
+
+class NotAViewsFile(PersistenceError):
+    """The views file holds an event store's table: a link to `events.sqlite` (or the events
+    file named as the views'), which a rebuild, dropping every table it finds, would empty."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"{path} holds the event store's table {EVENTS_TABLE} (a link to events.sqlite?): "
+            "the views are never written into an event store; remove it, or name another "
+            "views file")
+
+
+EVENTS_TABLE = "stored_events"
+
+
+def holds_events(c: sqlite3.Cursor) -> bool:
+    """Whether the SQLite file open on `c` holds the event store's table."""
+    return c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                     (EVENTS_TABLE,)).fetchone() is not None
 
 
 def tracked(c: sqlite3.Cursor, application_name: str) -> object:
@@ -126,6 +147,9 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
         """The library's tracking table, then the read models' tables in a transaction of
         their own, unless the file already holds every one of them (`in_place`)."""
         with setting_up(self.path):  # one process at a time opens a file first (WAL mode)
+            with self.datastore.transaction(commit=False) as c:
+                if holds_events(c.sqlite_cursor):
+                    raise NotAViewsFile(self.path)
             if self.in_place():
                 return
             super().create_table()
@@ -237,13 +261,14 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
 
     def _restore_tracking(self, c: SQLiteCursor) -> None:
         """Make the tracking table anew, with the library's migration record, if the file's is
-        not the library's statement (a column redefined, say NOCASE): `in_place` would keep it
-        for ever, and `rin verify` name it after every rebuild."""
+        not the library's statement (a column redefined, say NOCASE) or carries an index (a
+        partial UNIQUE one refuses the next tracking record): `in_place` would keep it for
+        ever, and `rin verify` name it after every rebuild."""
         statements = self.construct_create_table_statements()
-        c.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tracking'")
-        found = c.fetchone()
-        if found is not None and found[0] == statements[-1].replace(" IF NOT EXISTS", ""):
-            return
+        c.execute("SELECT type, sql FROM sqlite_master WHERE tbl_name = 'tracking'")
+        found = [tuple(row) for row in c.fetchall()]
+        if found == [("table", statements[-1].replace(" IF NOT EXISTS", ""))]:
+            return  # the library's table, and no index of anyone's on it
         c.execute("DROP TABLE IF EXISTS tracking")
         for statement in statements:
             c.execute(statement)

@@ -12,9 +12,10 @@ from typing import Annotated, Any
 
 import typer
 
+from ledger.application.api_errors import LibraryError
 from ledger.cli import arguments
 from ledger.cli.catch_up import catch_up
-from ledger.cli.failures import print_failure
+from ledger.cli.failures import STORE_FAILED, print_failure
 from ledger.cli.options import BAD_ARGUMENT, err, open_ledger, options
 from ledger.cli.output import emit, tabular
 from projections import (
@@ -38,6 +39,11 @@ YearOpt = Annotated[int, typer.Option("--year", help="calendar or compliance yea
                                       **arguments.YEARS)]
 
 
+#: what a report raises on a value of a kind the ledger never writes there (a REAL where it
+#: writes integers, text where numbers): tampering, named without a traceback
+UNREADABLE = (ValueError, TypeError, ArithmeticError, LookupError)
+
+
 @contextmanager
 def open_views(ctx: typer.Context) -> Iterator[Views]:
     """The read models in the data folder, over the chosen ledger (which must exist), brought
@@ -46,7 +52,16 @@ def open_views(ctx: typer.Context) -> Iterator[Views]:
     with open_ledger(chosen) as ledger:
         views = Views(ledger, chosen.views_location())
         catch_up(views, chosen.quiet)
-        yield views
+        try:
+            yield views
+        except LibraryError:  # a refusal of the report's arguments, said by its command
+            raise
+        except UNREADABLE as error:  # a value a report cannot take: the file was edited
+            print_failure(err, f"a report could not be read from the views file {views.path} "
+                               f"({type(error).__name__}: {' '.join(str(error).split())[:200]})"
+                               ": it holds a value the ledger never writes; rin verify names "
+                               "it, rin project --rebuild makes the views anew")
+            raise typer.Exit(STORE_FAILED) from None
 
 
 def show(ctx: typer.Context, rows_of: Callable[[Views], Sequence[Any]],

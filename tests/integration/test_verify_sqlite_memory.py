@@ -55,7 +55,7 @@ class Traced:
                 if said.startswith("pragma "):
                     pinned.add(said.removeprefix("pragma "))
                 elif TEMPORARY.search(sql) and not pinned >= BOUNDS:
-                    found.append(f"{database}: {sql[:80]}")
+                    found.append(f"{database}: {sql}")
                     break
         return found
 

@@ -1,0 +1,140 @@
+"""The views file as helper-67 attacked it after session 16's first fixes: a link to the event
+store (which `rin project --rebuild`, as verify advised, emptied), a name in another case
+("LINEAGE" is `lineage` to SQLite), REAL values under an INTEGER column's unchanged text, a
+trigger or index named so that `LIKE 'sqlite_stat%'` hid it, an index on tracking, a directory
+beside the file, a dangling link, a '%' in the data folder's name. Each is named by verify
+(exit 1), a report never shows a traceback, and what verify advises restores a clean file."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import orjson
+import pytest
+
+from red_team.attacker import build, rin, verify
+from red_team.test_views_schema import REDEFINED, holdings, named, restored, run
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    build(folder)
+    assert rin(folder, "project", "-q").exit_code == 0
+    return folder
+
+
+@pytest.mark.parametrize("link", [os.symlink, os.link])
+def test_a_views_file_linked_to_the_event_store_is_named_and_never_written(
+        data: Path, link: object) -> None:
+    before = holdings(data)
+    (data / "views.sqlite").unlink()
+    link(data / "events.sqlite", data / "views.sqlite")  # type: ignore[operator]
+    named(data, "holds the event store's table stored_events")
+    rebuilt = rin(data, "project", "--rebuild", "-q")
+    assert rebuilt.exit_code == 3 and "never written into an event store" in rebuilt.output
+    assert "Traceback" not in rebuilt.output
+    (data / "views.sqlite").unlink()  # what the message asks: the store is as it was
+    assert verify(data).exit_code == 0
+    assert holdings(data) == before
+
+
+@pytest.mark.parametrize("script, words", [
+    ("CREATE TABLE l AS SELECT * FROM lineage WHERE party <> '3001'; DROP VIEW lineage; "
+     'ALTER TABLE l RENAME TO "LINEAGE"',
+     "LINEAGE is a table where the ledger's is a SQL view: replaced"),
+    ('ALTER TABLE compliance RENAME TO c; CREATE TABLE "COMPLIANCE" AS SELECT * FROM c; '
+     "DROP TABLE c", f"table COMPLIANCE {REDEFINED}"),
+])
+def test_a_name_in_another_case_is_the_same_name_to_sqlite(data: Path, script: str,
+                                                            words: str) -> None:
+    before = rin(data, "trace", "--batch", "1001-20001-00001", "--json").output
+    run(data, script)
+    named(data, words)
+    assert rin(data, "holdings").exit_code == 0  # no "table already exists", exit 3
+    restored(data)
+    assert rin(data, "trace", "--batch", "1001-20001-00001", "--json").output == before
+
+
+def test_real_values_under_an_integer_columns_unchanged_text_are_named(data: Path) -> None:
+    db = sqlite3.connect(data / "views.sqlite")
+    (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE name='holdings_history'").fetchone()
+    db.execute("PRAGMA writable_schema = ON")  # no affinity for one UPDATE, then the text back
+    columns = ("gallon_rins", "serial_start", "serial_end")
+    untyped = sql
+    for column in columns:
+        assert f'"{column}" INTEGER' in sql
+        untyped = untyped.replace(f'"{column}" INTEGER', f'"{column}" BLOB')
+    db.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'holdings_history'", (untyped,))
+    db.commit()
+    db.close()
+    db = sqlite3.connect(data / "views.sqlite")
+    db.execute("UPDATE holdings_history SET " + ", ".join(
+        f"{column} = CAST({column} AS REAL)" for column in columns))
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'holdings_history'", (sql,))
+    db.commit()
+    db.close()
+    db = sqlite3.connect(data / "views.sqlite")
+    assert db.execute("SELECT DISTINCT typeof(gallon_rins) FROM holdings_history").fetchall() \
+        == [("real",)] and db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    db.close()
+    named(data, "view holdings_history differs from a rebuild")
+    blocks = rin(data, "holdings", "--blocks")
+    assert blocks.exit_code == 3 and "holds a value the ledger never writes" in blocks.output
+    assert blocks.exception is None or isinstance(blocks.exception, SystemExit)
+    restored(data)
+    assert rin(data, "holdings", "--blocks").exit_code == 0
+
+
+@pytest.mark.parametrize("script, words", [
+    ("CREATE TRIGGER sqliteXstat_doubler AFTER INSERT ON holdings_history BEGIN "
+     "UPDATE holdings_history SET gallon_rins = gallon_rins * 2 WHERE rowid = NEW.rowid; END",
+     "trigger sqliteXstat_doubler is not one of the ledger's: added"),
+    ("CREATE UNIQUE INDEX sqliteXstat_t ON tracking((1)) WHERE notification_id > 430 OR "
+     "application_name = '__migration__'", "index sqliteXstat_t is not one of the ledger's"),
+    ("CREATE INDEX evil_t ON tracking(notification_id)", "index evil_t is not one of the"),
+])
+def test_an_object_named_like_sqlites_own_or_on_tracking_is_named_and_rebuild_drops_it(
+        data: Path, script: str, words: str) -> None:
+    run(data, script)
+    named(data, words)
+    restored(data)  # verify passes after the rebuild: nothing of it is left
+    db = sqlite3.connect(data / "views.sqlite")
+    assert db.execute("SELECT name FROM sqlite_master WHERE name GLOB '*X*' OR name = "
+                      "'evil_t'").fetchall() == []
+    db.close()
+
+
+@pytest.mark.parametrize("suffix", ["-shm", "-wal"])
+def test_a_directory_beside_the_views_file_is_named(data: Path, suffix: str) -> None:
+    (data / f"views.sqlite{suffix}").unlink(missing_ok=True)
+    (data / f"views.sqlite{suffix}").mkdir()
+    named(data, f"views.sqlite{suffix}: not a regular file (remove it: SQLite makes it anew)")
+    (data / f"views.sqlite{suffix}").rmdir()
+    assert verify(data).exit_code == 0
+
+
+def test_a_dangling_link_in_the_views_files_place_is_named(data: Path) -> None:
+    (data / "views.sqlite").unlink()
+    (data / "views.sqlite").symlink_to("/nonexistent/folder/v.sqlite")
+    named(data, "a symbolic link to /nonexistent/folder/v.sqlite, which does not exist")
+
+
+def test_a_percent_sign_in_the_folder_checks_the_views_file_itself(tmp_path: Path) -> None:
+    # `file:/…/pct%41/views.sqlite` is /…/pctA/views.sqlite to SQLite: a clean decoy there
+    # passed the definitions of an edited file
+    data, decoy = tmp_path / "pct%41", tmp_path / "pctA"
+    build(data)
+    assert rin(data, "project", "-q").exit_code == 0
+    build(decoy)
+    assert rin(decoy, "project", "-q").exit_code == 0
+    run(data, 'ALTER TABLE compliance RENAME COLUMN applied TO "x";'
+              "ALTER TABLE compliance RENAME COLUMN deficit TO applied;"
+              'ALTER TABLE compliance RENAME COLUMN "x" TO deficit;')
+    named(data, f"table compliance {REDEFINED}")
+    restored(data)
+    assert orjson.loads(rin(data, "holdings", "--json").stdout) == orjson.loads(
+        rin(decoy, "holdings", "--json").stdout)
