@@ -478,8 +478,8 @@ def table_difference(db: Database, table: Table) -> str | None:
     One `UNION` and the two row counts prove the copies equal: the union's distinct rows
     number as many as each copy's rows only if neither copy repeats a row and each holds the
     other's (half the work of `EXCEPT` both ways). Only copies that differ are counted row by
-    row, as multisets, so a row repeated in one copy counts too. Each row carries its values'
-    storage classes (`classes`): SQLite finds 100000.0 equal to 100000, which a report prints
+    row, as multisets, so a row repeated in one copy counts too. Each row carries which of its
+    integers are REAL (`classes`): SQLite finds 100000.0 equal to 100000, which a report prints
     otherwise (or fails to format)."""
     name = table.name
 
@@ -487,12 +487,11 @@ def table_difference(db: Database, table: Table) -> str | None:
         return int(db.execute(f"SELECT COUNT(*) FROM ({sql})").fetchone()[0])
 
     columns = ", ".join(f'"{column}"' for column in table.columns)
-    typed = f"{columns}, {classes(table)}"
-    ours, theirs = f'SELECT {typed} FROM main."{name}"', f'SELECT {typed} FROM fresh."{name}"'
-    rows = count(ours)
-    if count(theirs) == rows == count(f"{ours} UNION {theirs}"):
+    columns = f"{columns}, {classes(table)}"
+    rows = count(f'SELECT 1 FROM main."{name}"')
+    if count(f'SELECT 1 FROM fresh."{name}"') == rows == count(
+            f'SELECT {columns} FROM main."{name}" UNION SELECT {columns} FROM fresh."{name}"'):
         return None
-    columns = typed
     side = '"rin verify side"'
     extra, missing = db.execute(
         f"SELECT TOTAL(MAX(d, 0)), TOTAL(MAX(-d, 0)) FROM (SELECT SUM({side}) AS d FROM "
@@ -505,12 +504,12 @@ def table_difference(db: Database, table: Table) -> str | None:
 
 
 def classes(table: Table) -> str:
-    """An integer naming the storage class of each of `table`'s values in a row (base 5:
-    null, integer, real, text, blob), for the comparison to tell 1 from 1.0 and '1' from 1."""
-    digits = [f"""(CASE typeof("{column}") WHEN 'integer' THEN 1 WHEN 'real' THEN 2 """
-              f"""WHEN 'text' THEN 3 WHEN 'blob' THEN 4 ELSE 0 END) * {5 ** place}"""
-              for place, column in enumerate(table.columns)]
-    return " + ".join(digits)
+    """An integer with a bit per INTEGER column of `table`, set where a row's value there is
+    REAL: the one storage class SQLite finds equal to another (100000.0 = 100000), for the
+    comparison to tell them apart. A TEXT column needs none: text never equals a number."""
+    numeric = [column for column, (kind, _) in table.columns.items() if kind is int]
+    return " + ".join(f"""(typeof("{column}") = 'real') * {1 << place}"""
+                      for place, column in enumerate(numeric)) or "0"
 
 
 class InvariantChecks:
