@@ -7,7 +7,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -164,6 +164,19 @@ class Ledger:
             for aggregate_id in read:
                 self._app.repository.get(aggregate_id, deepcopy_from_cache=False)
 
+    @contextmanager
+    def _interruptible(self) -> Iterator[None]:
+        """A line stopped by KeyboardInterrupt or SystemExit (a REPL, a service that catches
+        them and goes on) leaves nothing of its own in memory: its aggregates had taken
+        versions never stored, and the next line was stored after a gap (helper-69)."""
+        try:
+            yield
+        except Exception:
+            raise
+        except BaseException:
+            self._drop_memory()
+            raise
+
     def _drop_memory(self) -> None:
         """Forget everything kept in memory between commands (this ledger's aggregates, the
         repository's, the indexes of opened records), so the next attempt reads the store alone:
@@ -221,7 +234,7 @@ class Ledger:
         Raises `StoreError` if the store fails (then nothing of the line was stored).
         """
         try:
-            with self._lock:
+            with self._lock, self._interruptible():
                 return self._apply(command, line)
         except STORE_FAILURES as error:
             raise StoreError.of(error, None) from error
@@ -293,7 +306,10 @@ class Ledger:
 
         Results are yielded once their transaction is committed. If a batch's save conflicts
         with another writer, that batch is applied again one command at a time. If the store
-        fails, every line committed before is yielded first, then `StoreError` names the last.
+        fails, every line committed before is yielded first, then `StoreError` names the last
+        (so does KeyboardInterrupt: the lines committed are yielded, then it is raised). A
+        caller that stops iterating early has up to `batch_size` lines committed whose results
+        it did not take: a batch commits before its first result is yielded.
         """
         batch: list[tuple[int, CommandInput]] = []
         last: int | None = None  # the last line whose result was yielded
@@ -313,12 +329,15 @@ class Ledger:
         committed before the failure are still yielded, then the failure is raised."""
         done: list[Result] = []
         try:
-            with self._lock:
+            with self._lock, self._interruptible():
                 self._apply_batch(batch, done)
         except Exception as error:
             yield from done
             if isinstance(error, STORE_FAILURES):
                 raise StoreError.of(error, done[-1].line if done else last) from error
+            raise
+        except KeyboardInterrupt:  # the lines committed before it are reported all the same
+            yield from done
             raise
         yield from done
 
@@ -388,9 +407,7 @@ class Ledger:
             return outcome is Outcome.STORED
         last = uow.events[-1]
         try:
-            stored = self._app.recorder.select_events(
-                last.originator_id, gt=last.originator_version - 1, lte=last.originator_version
-            )
+            stored = self._app.read_back(last.originator_id, last.originator_version)
             return bool(stored) and getattr(
                 self._app.mapper.to_domain_event(stored[0]), "timestamp", None) == last.timestamp
         except Exception as error:

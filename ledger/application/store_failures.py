@@ -29,9 +29,11 @@ class WriteConflict(LedgerError):
 class StoreError(LibraryError):
     """The store failed (disk full, locked, read-only, server down, unreadable): not a refusal.
 
-    Every line up to `last_committed_line` (None: no line of this call) was committed and its
-    result reported. A later line was not stored, unless the store failed with the commit and
-    could not be read to tell (a line with an id is safe to resend: it comes back duplicate).
+    Every line up to `last_committed_line` (None: no line of this call) has its result
+    committed and reported (applied, duplicate, or rejected: a rejected line stores nothing,
+    its result is final). A later line was not stored, unless `unknown` names it: the store
+    failed with the commit and could not be read to tell (a line with an id is safe to resend:
+    it comes back duplicate).
     """
 
     def __init__(self, message: str, last_committed_line: int | None,

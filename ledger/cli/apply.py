@@ -23,6 +23,7 @@ from ledger.cli.output import progress_bar, report
 from ledger.cli.stdout import OutputFailed, output_failed
 
 app = typer.Typer()
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a process stopped by Ctrl-C
 
 
 class UnreadableInput(Exception):
@@ -101,6 +102,9 @@ def apply_lines(ledger: Ledger, streams: list[BinaryIO], files: list[str], quiet
                 failure = error.__cause__.renumbered(numbered)
             print_failure(err, f"{store_failure(failure)}; last line committed: {done}")
             return STORE_FAILED
+        except KeyboardInterrupt:  # every committed line reported first (Ledger.apply_many)
+            print_failure(err, interrupted(last, numbered[sum(counts.values()):]))
+            return INTERRUPTED
     if failed is not None:
         at, failure = failed
         print_failure(err, f"{failure} at line {at}'s result; every line up to line {last} "
@@ -115,6 +119,19 @@ def apply_lines(ledger: Ledger, streams: list[BinaryIO], files: list[str], quiet
             f"{counts['rejected']:,} rejected"
         )
     return 1 if counts["rejected"] else 0
+
+
+def interrupted(last: int | None, pending: list[int]) -> str:
+    """What an interrupted `rin apply` says: the last line committed, and the lines read since
+    (`pending`, file line numbers), which the interrupted save may or may not have stored."""
+    done = f"line {last}" if last is not None else "none"
+    if not pending:
+        return f"interrupted; last line committed: {done}"
+    lines = (f"line {pending[0]} was" if len(pending) == 1
+             else f"lines {pending[0]}-{pending[-1]} were")
+    return (f"interrupted; last line committed: {done}; whether {lines} committed is unknown "
+            "(read since, their save interrupted): a line with an id is safe to send again "
+            "(it comes back duplicate), a line without one is stored twice if it was committed")
 
 
 def line_count(files: list[str]) -> int | None:

@@ -16,6 +16,7 @@ from eventsourcing.persistence import (
     InternalError,
     JSONTranscoder,
     Recording,
+    StoredEvent,
 )
 
 from ledger.domain.party import Party
@@ -141,12 +142,19 @@ class LedgerApp(Application[UUID]):
         (ledger/infrastructure/save_outcome.py)."""
         return self.recorder.outcome if isinstance(self.recorder, Outcomes) else Outcome.UNKNOWN
 
+    def read_back(self, originator_id: UUID, version: int) -> list[StoredEvent]:
+        """The aggregate's stored event at `version`, once no other save is committing: what a
+        save whose outcome is unknown is checked against."""
+        if isinstance(self.recorder, Outcomes):
+            return self.recorder.stored_at(originator_id, version)
+        return list(self.recorder.select_events(originator_id, gt=version - 1, lte=version))
+
     def _put(self, events: list[Any], unchanged: dict[UUID, int],
              commands: list[Applied] | None, due: DueSnapshots | None) -> list[Recording[UUID]]:
         try:
             return self.events.put(events, **{UNCHANGED: unchanged, COMMANDS: commands or [],
                                               SNAPSHOTS: due})
-        except Exception:  # the mapper forgets the chains of the events not stored
+        except BaseException:  # the mapper forgets the chains of the events not stored
             self.mapper.forget(events)  # type: ignore[attr-defined]
             raise
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
+from uuid import UUID
 
 import orjson
 from eventsourcing.persistence import (
@@ -127,6 +128,23 @@ class LedgerPostgresRecorder(Outcomes, PostgresApplicationRecorder):
             raise refused from error
         self.outcome = Outcome.STORED
         return ids
+
+    def stored_at(self, originator_id: UUID, version: int) -> list[StoredEvent]:
+        """The aggregate's stored event at `version`, read under a SHARE lock of the events
+        table: it waits, at most the lock timeout, for every save's EXCLUSIVE lock, which a
+        save holds until its commit has ended. Read without it, a commit whose answer was lost
+        while the server was still making it durable was not found, its lines called not
+        stored, then it landed (helper-69)."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self.lock_table_statements[0])  # SET LOCAL lock_timeout
+            curs.execute(SQL("LOCK TABLE {} IN SHARE MODE").format(self._table))
+            curs.execute(SQL("SELECT originator_id, originator_version, topic, state FROM {} "
+                             "WHERE originator_id = %s AND originator_version = %s").format(
+                self._table), (originator_id, version))
+            return [StoredEvent(originator_id=row["originator_id"],
+                                originator_version=row["originator_version"],
+                                topic=row["topic"], state=bytes(row["state"]))
+                    for row in curs.fetchall()]
 
     def insert_in_transaction(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], unchanged: Any,

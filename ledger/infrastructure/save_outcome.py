@@ -13,6 +13,10 @@ lost (PostgreSQL, a dropped connection) is unknown, and only then is the store r
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any, cast
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
 
 
 class Outcome(Enum):
@@ -25,6 +29,13 @@ class Outcome(Enum):
 
 class Outcomes:
     """A recorder's record of its last save's outcome (`outcome`), set by its `insert_events`
-    and reset by the application before each save maps its events."""
+    and reset by the application before each save maps its events, and the read back of a save
+    whose outcome is unknown."""
 
     outcome = Outcome.NOT_STORED
+
+    def stored_at(self, originator_id: UUID, version: int) -> list[StoredEvent]:
+        """The aggregate's stored event at `version` ([] if none), once no save of another
+        connection is still committing (the recorder's `select_events` here)."""
+        recorder = cast(Any, self)  # mixed into an eventsourcing recorder
+        return list(recorder.select_events(originator_id, gt=version - 1, lte=version))

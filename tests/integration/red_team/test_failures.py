@@ -163,6 +163,29 @@ def test_lines_whose_commit_is_unknown_are_named_by_their_lines_in_the_file(
         "`Ledger.log`); last line committed: none\n")
 
 
+def test_rin_apply_stopped_by_ctrl_c_names_the_lines_it_cannot_vouch_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped by Ctrl-C it printed nothing and exited 130: lines committed but unreported
+    were sent again by whoever resumed. Now it names the last line committed and the lines
+    read since, in the file's numbers, as unknown."""
+    lines = [json.dumps({"type": "register_party", "party": f"100{n}", "name": f"P{n}",
+                         "roles": ["producer"]}) for n in range(4)]
+    market = tmp_path / "four.jsonl"
+    market.write_text(lines[0] + "\n" + "\n\n".join(lines[1:]) + "\n")  # lines 1, 2, 4, 6
+    def save(self: UnitOfWork) -> Any:  # the one batch's save
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(UnitOfWork, "save", save)
+    result = CliRunner().invoke(app, ["--data", str(tmp_path / "data"), "apply", "--json",
+                                      str(market)])
+    assert result.exit_code == 130
+    assert result.stderr == (
+        "interrupted; last line committed: none; whether lines 1-6 were committed is unknown "
+        "(read since, their save interrupted): a line with an id is safe to send again (it "
+        "comes back duplicate), a line without one is stored twice if it was committed\n")
+
+
 # ---- lock, read-only, malformed file, server down ------------------------------------------
 
 def test_attack_lock_held_beyond_the_timeout_exits_3(tmp_path: Path) -> None:
