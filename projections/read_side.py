@@ -18,7 +18,14 @@ from pathlib import Path
 
 from ledger.application.ledger import Ledger
 from projections.runner import TABLES, open_views
-from projections.tracking import NotAViewsFile, holds_events
+from projections.tracking import (
+    SIBLINGS,
+    NotAViewsFile,
+    foreign,
+    foreign_file,
+    holds_events,
+    linked_sibling,
+)
 
 REPAIR = "(rin project --rebuild restores it)"
 #: for a file SQLite cannot open as the ledger's (a rebuild writes into the file it finds)
@@ -26,12 +33,12 @@ REPLACE = "(move it aside: rin project then makes the views anew)"
 #: SQLite's own statistics and sequence tables (ANALYZE, AUTOINCREMENT), which change no row a
 #: query returns; their names, as SQLite makes them (no one else may name an object sqlite_…)
 OWN_TABLES = ("sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4", "sqlite_sequence")
-#: every object SQLite lists, but its own tables: by exact name, as a LIKE pattern hid
-#: `sqliteXstat_…` (`_` matches any character, and LIKE ignores case)
-SCHEMA = ("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT IN "
-          f"({', '.join(repr(name) for name in OWN_TABLES)})")
-#: the files SQLite keeps beside the views file (its write-ahead log and shared memory)
-SIBLINGS = ("-wal", "-shm")
+#: every object SQLite lists, but its own tables: by exact name and type, as a LIKE pattern
+#: hid `sqliteXstat_…` (`_` matches any character, and LIKE ignores case) and a trigger renamed
+#: `sqlite_stat1` through writable_schema passed as SQLite's own table
+SCHEMA = ("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE NOT (type = 'table' "
+          f"AND name IN ({', '.join(repr(name) for name in OWN_TABLES)}))")
+
 #: SQLite's largest rowid: once a table holds it, new rows get random lower ones
 MAX_ROWID = 2**63 - 1
 #: problems `PRAGMA integrity_check` names, at most (it stops there)
@@ -60,6 +67,9 @@ def expected_schema() -> dict[tuple[str, str], tuple[str, str | None]]:
 def check_read_side(ledger: Ledger, path: str | os.PathLike[str]) -> list[str]:
     """What is wrong with the views file (the file itself, its integrity, definitions, rowids and
     tracking); [] if nothing (or no file)."""
+    linked = linked_sibling(path)  # before anything opens it: SQLite writes what they name
+    if linked is not None:
+        return [linked]
     path = Path(path)
     if path.is_symlink() and not path.exists():  # every writer would fail to create it
         return [f"{path}: a symbolic link to {os.readlink(path)}, which does not exist (remove "
@@ -77,6 +87,8 @@ def check_read_side(ledger: Ledger, path: str | os.PathLike[str]) -> list[str]:
         try:
             if holds_events(db.cursor()):  # a rebuild would empty the event store
                 return [str(NotAViewsFile(str(path)))]
+            if foreign(db.cursor()):  # nor another program's database
+                return [foreign_file(str(path))]
             encoding = db.execute("PRAGMA encoding").fetchone()[0]
             if encoding != "UTF-8":  # the rebuild's file, attached to it, could not be compared
                 return [f"{path}: its text is {encoding}, where the ledger writes UTF-8 {REPLACE}"]

@@ -67,22 +67,57 @@ def complete(c: sqlite3.Cursor, tables: Iterable[Table], sql_views: Iterable[Vie
 
 class NotAViewsFile(PersistenceError):
     """The views file holds an event store's table: a link to `events.sqlite` (or the events
-    file named as the views'), which a rebuild, dropping every table it finds, would empty."""
+    file named as the views'), which a rebuild, dropping every table it finds, would empty;
+    or a file SQLite writes beside it is a link (`linked_sibling`)."""
 
-    def __init__(self, path: str) -> None:
-        super().__init__(
+    def __init__(self, path: str, why: str | None = None) -> None:
+        super().__init__(why or (
             f"{path} holds the event store's table {EVENTS_TABLE} (a link to events.sqlite?): "
             "the views are never written into an event store; remove it, or name another "
-            "views file")
+            "views file"))
 
 
 EVENTS_TABLE = "stored_events"
+#: the files SQLite writes beside a database: its write-ahead log, shared memory, journal
+SIBLINGS = ("-wal", "-shm", "-journal")
+
+
+def linked_sibling(path: str | os.PathLike[str]) -> str | None:
+    """A file SQLite writes beside the views file that is a link (symbolic, or a second name
+    of another file), if any: SQLite would truncate and rewrite whatever it names, the event
+    store among them (an `events.sqlite` hard-linked as `views.sqlite-shm` was overwritten
+    by the first read, verify's own). Or a views location given as a `file:` URI, which
+    SQLite opens though no path check reads it."""
+    if str(path).startswith("file:"):
+        return f"{path}: a views file is named by its path, not a file: URI"
+    for suffix in SIBLINGS:
+        sibling = f"{path}{suffix}"
+        if os.path.islink(sibling) or (os.path.isfile(sibling) and os.stat(sibling).st_nlink > 1):
+            return (f"{sibling}: a link to another file, which SQLite would overwrite (remove "
+                    "it: SQLite makes its own)")
+    return None
 
 
 def holds_events(c: sqlite3.Cursor) -> bool:
     """Whether the SQLite file open on `c` holds the event store's table."""
     return c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                      (EVENTS_TABLE,)).fetchone() is not None
+
+
+def foreign(c: sqlite3.Cursor) -> bool:
+    """Whether the SQLite file open on `c` holds tables but nothing named tracking, which
+    every views file has, of any layout (one edited into a SQL view is still a views file, and
+    the rebuild restores it): not a views file."""
+    found = {(kind, name.lower()) for kind, name in c.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    return any(kind == "table" for kind, _ in found) and all(
+        name != "tracking" for _, name in found)
+
+
+def foreign_file(path: str) -> str:
+    return (f"{path} holds tables and no tracking table: another program's database, which "
+            "projecting would empty (a file of another layout is emptied first); name another "
+            "views file")
 
 
 def tracked(c: sqlite3.Cursor, application_name: str) -> object:
@@ -136,6 +171,9 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
         self, path: str | os.PathLike[str], tables: Iterable[Table] = (),
         sql_views: Iterable[View] = (), layout: int = 0,
     ) -> None:
+        linked = linked_sibling(path)
+        if linked is not None:  # before any connection is made
+            raise NotAViewsFile(str(path), linked)
         super().__init__(ViewDatastore(str(path)))
         self.path = str(path)
         self.tables = tuple(tables)
@@ -150,6 +188,8 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
             with self.datastore.transaction(commit=False) as c:
                 if holds_events(c.sqlite_cursor):
                     raise NotAViewsFile(self.path)
+                if foreign(c.sqlite_cursor):
+                    raise NotAViewsFile(self.path, foreign_file(self.path))
             if self.in_place():
                 return
             super().create_table()

@@ -153,7 +153,11 @@ def options(ctx: typer.Context) -> Options:
 
 
 def views_location(views: str | None) -> str | None:
-    """`--views` checked: a `postgresql://` URL, or a SQLite file whose folder exists."""
+    """`--views` checked: a `postgresql://` URL, or a SQLite file (by its path: SQLite would
+    open a `file:` URI, which no check of the file reads) whose folder exists."""
+    if views is not None and views.startswith("file:"):
+        raise typer.BadParameter(f"{views[:60]}: name the views file by its path, not a file: "
+                                 "URI", param_hint="--views")
     if views is None or is_url(views) or Path(views).parent.is_dir():
         return views
     raise typer.BadParameter(f"{views}: no such folder for the views file; give an existing "

@@ -138,3 +138,65 @@ def test_a_percent_sign_in_the_folder_checks_the_views_file_itself(tmp_path: Pat
     restored(data)
     assert orjson.loads(rin(data, "holdings", "--json").stdout) == orjson.loads(
         rin(decoy, "holdings", "--json").stdout)
+
+
+@pytest.mark.parametrize("suffix", ["-shm", "-wal", "-journal"])
+@pytest.mark.parametrize("link", [os.link, os.symlink])
+def test_a_file_beside_the_views_linked_to_the_event_store_is_named_and_never_opened(
+        data: Path, suffix: str, link: object) -> None:
+    # helper-68: events.sqlite hard-linked as views.sqlite-shm was truncated and rewritten
+    # with SQLite's shared-memory index by verify's first read of the views file
+    events = data / "events.sqlite"
+    before = events.read_bytes()
+    sibling = data / f"views.sqlite{suffix}"
+    sibling.unlink(missing_ok=True)
+    link(events, sibling)  # type: ignore[operator]
+    named(data, f"views.sqlite{suffix}: a link to another file, which SQLite would overwrite")
+    report = rin(data, "holdings")
+    assert report.exit_code == 3 and "a link to another file" in report.output
+    assert events.read_bytes() == before
+    sibling.unlink()
+    assert verify(data).exit_code == 0
+
+
+def test_a_trigger_renamed_as_sqlites_own_statistics_table_is_named(data: Path) -> None:
+    db = sqlite3.connect(data / "views.sqlite")
+    db.execute("CREATE TRIGGER t AFTER INSERT ON holdings_history BEGIN UPDATE holdings_history "
+               "SET gallon_rins = gallon_rins * 2 WHERE rowid = NEW.rowid; END")
+    db.commit()
+    (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE name = 't'").fetchone()
+    (version,) = db.execute("PRAGMA schema_version").fetchone()
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute("UPDATE sqlite_master SET name = 'sqlite_stat1', sql = ? WHERE name = 't'",
+               (sql.replace("TRIGGER t ", "TRIGGER sqlite_stat1 "),))
+    db.execute(f"PRAGMA schema_version = {version + 1}")
+    db.commit()
+    db.close()
+    named(data, "trigger sqlite_stat1 is not one of the ledger's: added")
+    restored(data)
+
+
+def test_a_views_file_given_as_a_file_uri_is_refused(data: Path) -> None:
+    # SQLite opened the URI while every check of the file looked at a path that did not exist
+    given = rin(data, "--views", f"file:{data / 'views.sqlite'}", "verify")
+    assert given.exit_code == 2 and "not a file: URI" in given.output
+
+
+def test_a_views_file_that_is_another_programs_database_is_never_emptied(data: Path) -> None:
+    # a link to any SQLite file with tables and no tracking: the views, finding no layout of
+    # theirs, emptied it before projecting
+    mine = data.parent / "mine.db"
+    db = sqlite3.connect(mine)
+    db.execute("CREATE TABLE precious (x)")
+    db.execute("INSERT INTO precious VALUES (42)")
+    db.commit()
+    db.close()
+    (data / "views.sqlite").unlink()
+    (data / "views.sqlite").symlink_to(mine)
+    named(data, "holds tables and no tracking table: another program's database")
+    for command in (("holdings",), ("project", "--rebuild", "-q")):
+        refused = rin(data, *command)
+        assert refused.exit_code == 3 and "another program's database" in refused.output
+    db = sqlite3.connect(mine)
+    assert db.execute("SELECT * FROM precious").fetchall() == [(42,)]
+    db.close()
