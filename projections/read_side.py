@@ -17,15 +17,9 @@ from functools import cache
 from pathlib import Path
 
 from ledger.application.ledger import Ledger
+from ledger.infrastructure.sqlite_files import SIBLINGS
 from projections.runner import TABLES, open_views
-from projections.tracking import (
-    SIBLINGS,
-    NotAViewsFile,
-    foreign,
-    foreign_file,
-    holds_events,
-    linked_sibling,
-)
+from projections.tracking import refusal
 
 REPAIR = "(rin project --rebuild restores it)"
 #: for a file SQLite cannot open as the ledger's (a rebuild writes into the file it finds)
@@ -67,9 +61,9 @@ def expected_schema() -> dict[tuple[str, str], tuple[str, str | None]]:
 def check_read_side(ledger: Ledger, path: str | os.PathLike[str]) -> list[str]:
     """What is wrong with the views file (the file itself, its integrity, definitions, rowids and
     tracking); [] if nothing (or no file)."""
-    linked = linked_sibling(path)  # before anything opens it: SQLite writes what they name
-    if linked is not None:
-        return [linked]
+    refused = refusal(path)  # before anything opens it: SQLite writes what a link names
+    if refused is not None:
+        return [refused]
     path = Path(path)
     if path.is_symlink() and not path.exists():  # every writer would fail to create it
         return [f"{path}: a symbolic link to {os.readlink(path)}, which does not exist (remove "
@@ -85,10 +79,6 @@ def check_read_side(ledger: Ledger, path: str | os.PathLike[str]) -> list[str]:
         # the path quoted as a URI: a '%', '?' or '#' in it named another file
         db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
         try:
-            if holds_events(db.cursor()):  # a rebuild would empty the event store
-                return [str(NotAViewsFile(str(path)))]
-            if foreign(db.cursor()):  # nor another program's database
-                return [foreign_file(str(path))]
             encoding = db.execute("PRAGMA encoding").fetchone()[0]
             if encoding != "UTF-8":  # the rebuild's file, attached to it, could not be compared
                 return [f"{path}: its text is {encoding}, where the ledger writes UTF-8 {REPLACE}"]
@@ -119,8 +109,9 @@ def definitions(db: sqlite3.Connection, path: Path) -> list[str]:
         what = f"{KINDS.get(kind, kind)} {name}"
         if wanted == (table, sql):
             continue
-        if wanted is not None:
-            problems.append(f"{path}: {what} is not the ledger's definition: redefined {REPAIR}")
+        if wanted is not None:  # a virtual table cannot be indexed: the rebuild's open fails
+            hint = REPLACE if (sql or "").upper().startswith("CREATE VIRTUAL") else REPAIR
+            problems.append(f"{path}: {what} is not the ledger's definition: redefined {hint}")
         elif name.lower() in kind_of:
             theirs = kind_of[name.lower()]
             problems.append(f"{path}: {name} is a {KINDS.get(kind, kind)} where the ledger's is "

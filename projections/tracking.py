@@ -20,6 +20,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from eventsourcing.persistence import IntegrityError, PersistenceError, Tracking
 from eventsourcing.sqlite import (
@@ -31,6 +32,8 @@ from eventsourcing.sqlite import (
 from sqlite_utils import Database
 
 from ledger.infrastructure.eventsourcing_adapter import ConnectionPragmas, TrackingInTransaction
+from ledger.infrastructure.settings import APPLICATION
+from ledger.infrastructure.sqlite_files import linked_sibling
 from ledger.infrastructure.writer_turn import flock_within, open_turn_file
 from projections import sqlite_memory
 from projections.batch import Batch
@@ -66,58 +69,61 @@ def complete(c: sqlite3.Cursor, tables: Iterable[Table], sql_views: Iterable[Vie
 
 
 class NotAViewsFile(PersistenceError):
-    """The views file holds an event store's table: a link to `events.sqlite` (or the events
-    file named as the views'), which a rebuild, dropping every table it finds, would empty;
-    or a file SQLite writes beside it is a link (`linked_sibling`)."""
-
-    def __init__(self, path: str, why: str | None = None) -> None:
-        super().__init__(why or (
-            f"{path} holds the event store's table {EVENTS_TABLE} (a link to events.sqlite?): "
-            "the views are never written into an event store; remove it, or name another "
-            "views file"))
+    """The file named as the views' is not one a writer may project into (`refusal`): a
+    rebuild drops every table it finds, an event store's or another program's among them."""
 
 
 EVENTS_TABLE = "stored_events"
-#: the files SQLite writes beside a database: its write-ahead log, shared memory, journal
-SIBLINGS = ("-wal", "-shm", "-journal")
 
 
-def linked_sibling(path: str | os.PathLike[str]) -> str | None:
-    """A file SQLite writes beside the views file that is a link (symbolic, or a second name
-    of another file), if any: SQLite would truncate and rewrite whatever it names, the event
-    store among them (an `events.sqlite` hard-linked as `views.sqlite-shm` was overwritten
-    by the first read, verify's own). Or a views location given as a `file:` URI, which
-    SQLite opens though no path check reads it."""
+def refusal(path: str | os.PathLike[str]) -> str | None:
+    """Why the file at `path` is no views file to open, read or write, or None. Checked before
+    any connection of the ledger's is made, on a read-only one of its own: a `file:` URI (SQLite
+    opens it though no path check reads it), a file SQLite writes beside it that is a link
+    (ledger/infrastructure/sqlite_files.py), the event store itself (a link to
+    `events.sqlite`: a rebuild emptied it), or another program's database (`foreign`)."""
     if str(path).startswith("file:"):
         return f"{path}: a views file is named by its path, not a file: URI"
-    for suffix in SIBLINGS:
-        sibling = f"{path}{suffix}"
-        if os.path.islink(sibling) or (os.path.isfile(sibling) and os.stat(sibling).st_nlink > 1):
-            return (f"{sibling}: a link to another file, which SQLite would overwrite (remove "
-                    "it: SQLite makes its own)")
+    linked = linked_sibling(path)
+    if linked is not None or not os.path.isfile(path):
+        return linked
+    try:
+        db = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None  # what cannot be read is said by whoever reads it
+    try:
+        if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                      (EVENTS_TABLE,)).fetchone() is not None:
+            return (f"{path} holds the event store's table {EVENTS_TABLE} (a link to "
+                    "events.sqlite?): the views are never written into an event store; remove "
+                    "it, or name another views file")
+        if foreign(db):
+            return (f"{path} is another program's database (tables, and no tracking of the "
+                    "ledger's alone), which projecting would empty (a file of another layout "
+                    "is emptied first); name another views file")
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
     return None
 
 
-def holds_events(c: sqlite3.Cursor) -> bool:
-    """Whether the SQLite file open on `c` holds the event store's table."""
-    return c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                     (EVENTS_TABLE,)).fetchone() is not None
-
-
-def foreign(c: sqlite3.Cursor) -> bool:
-    """Whether the SQLite file open on `c` holds tables but nothing named tracking, which
-    every views file has, of any layout (one edited into a SQL view is still a views file, and
-    the rebuild restores it): not a views file."""
-    found = {(kind, name.lower()) for kind, name in c.execute(
+def foreign(db: sqlite3.Connection) -> bool:
+    """Whether the SQLite file open on `db` holds tables but no tracking of the views' alone:
+    nothing named tracking (one edited into a SQL view is still a views file, and the rebuild
+    restores it), or a tracking table with another application's position in it (another
+    eventsourcing projection's file)."""
+    found = {(kind, name.lower()) for kind, name in db.execute(
         "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view')")}
-    return any(kind == "table" for kind, _ in found) and all(
-        name != "tracking" for _, name in found)
-
-
-def foreign_file(path: str) -> str:
-    return (f"{path} holds tables and no tracking table: another program's database, which "
-            "projecting would empty (a file of another layout is emptied first); name another "
-            "views file")
+    if not any(kind == "table" for kind, _ in found):
+        return False
+    if ("table", "tracking") not in found:
+        return all(name != "tracking" for _, name in found)
+    try:
+        names = {row[0] for row in db.execute("SELECT DISTINCT application_name FROM tracking")}
+    except sqlite3.Error:  # columns of someone else's
+        return True
+    return not names <= {MIGRATION, APPLICATION}
 
 
 def tracked(c: sqlite3.Cursor, application_name: str) -> object:
@@ -171,9 +177,9 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
         self, path: str | os.PathLike[str], tables: Iterable[Table] = (),
         sql_views: Iterable[View] = (), layout: int = 0,
     ) -> None:
-        linked = linked_sibling(path)
-        if linked is not None:  # before any connection is made
-            raise NotAViewsFile(str(path), linked)
+        refused = refusal(path)
+        if refused is not None:  # before any connection is made
+            raise NotAViewsFile(refused)
         super().__init__(ViewDatastore(str(path)))
         self.path = str(path)
         self.tables = tuple(tables)
@@ -185,11 +191,6 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
         """The library's tracking table, then the read models' tables in a transaction of
         their own, unless the file already holds every one of them (`in_place`)."""
         with setting_up(self.path):  # one process at a time opens a file first (WAL mode)
-            with self.datastore.transaction(commit=False) as c:
-                if holds_events(c.sqlite_cursor):
-                    raise NotAViewsFile(self.path)
-                if foreign(c.sqlite_cursor):
-                    raise NotAViewsFile(self.path, foreign_file(self.path))
             if self.in_place():
                 return
             super().create_table()

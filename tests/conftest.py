@@ -13,6 +13,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -56,15 +57,24 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "sqlite":
         yield Store(tmp_path)
         return
+    with postgres_store(tmp_path) as made:
+        yield made
+
+
+@contextmanager
+def postgres_store(data: Path) -> Iterator[Store]:
+    """A PostgreSQL store in a schema of its own, dropped afterwards (RIN_TEST_POSTGRES_URL)."""
     import psycopg
 
     assert POSTGRES_URL is not None
     schema = f"test_{uuid4().hex[:12]}"
     with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
         connection.execute(f"CREATE SCHEMA {schema}")
-    yield Store(tmp_path, POSTGRES_URL, {"POSTGRES_SCHEMA": schema})
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
-        connection.execute(f"DROP SCHEMA {schema} CASCADE")
+    try:
+        yield Store(data, POSTGRES_URL, {"POSTGRES_SCHEMA": schema})
+    finally:
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 # --- tests/unit opens no store -------------------------------------------------------------

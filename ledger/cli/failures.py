@@ -14,6 +14,7 @@ from eventsourcing.persistence import PersistenceError
 from rich.console import Console
 
 from ledger.application.store_failures import CommitUnknown, InternalFault, StoreError
+from ledger.infrastructure.sqlite_files import LinkedFile
 from projections.tracking import NotAViewsFile
 
 STORE_FAILED = 3
@@ -49,7 +50,7 @@ def store_failure(error: BaseException) -> str:
         error = error.__cause__
     if isinstance(error, InternalFault):  # the ledger's fault: its own words, not the store's
         return str(error)
-    if isinstance(error, CommitUnknown | NotAViewsFile):  # whole: what to do next
+    if isinstance(error, CommitUnknown | NotAViewsFile | LinkedFile):  # whole: what to do next
         return f"store failed: {error}"
     detail = " ".join(str(error).split())[:200] or type(error).__name__
     lowered = detail.lower()

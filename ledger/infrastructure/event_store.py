@@ -29,8 +29,10 @@ from ledger.infrastructure.read_check import UNCHANGED
 from ledger.infrastructure.repository import LedgerRepository
 from ledger.infrastructure.retry import RETRY
 from ledger.infrastructure.save_outcome import Outcome, Outcomes
+from ledger.infrastructure.settings import APPLICATION
 from ledger.infrastructure.snapshot_in_save import SNAPSHOTS, DueSnapshots, SnapshotsLostTheSave
 from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
+from ledger.infrastructure.sqlite_files import refuse_linked_siblings
 from ledger.infrastructure.transcodings import register_transcodings
 
 logger = logging.getLogger(__name__)
@@ -39,7 +41,7 @@ logger = logging.getLogger(__name__)
 class LedgerApp(Application[UUID]):
     """Event store, notification log and snapshots for the ledger's aggregates."""
 
-    name = "RinLedger"
+    name = APPLICATION
     snapshotting_intervals: ClassVar = {Party: 60}
     snapshots_failed = 0  # snapshots not stored with their events (a cache: events kept)
 
@@ -212,6 +214,10 @@ def open_app(env: dict[str, Any]) -> LedgerApp:
     (ledger/infrastructure/postgres_setup.py). PostgreSQL refuses a `CREATE OR REPLACE FUNCTION` of
     the library's table set-up run by two processes at once ("tuple concurrently updated"), which a
     process not taking the lock (an older release) can still cause: retry."""
+    dbname = env.get("SQLITE_DBNAME", ":memory:")
+    if env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres" and not (
+            dbname == ":memory:" or dbname.startswith("file:")):
+        refuse_linked_siblings(dbname)  # before SQLite writes through one
     attempt = 0
     while True:
         try:

@@ -19,6 +19,8 @@ DATA_VARIABLE, STORE_VARIABLE = "RIN_DATA", "RIN_STORE"
 TRADE_WINDOW_VARIABLE = "RIN_TRADE_WINDOW"
 #: the data folder when neither `--data` nor RIN_DATA names one
 DEFAULT_DATA = "./rin-data"
+#: the event store application's name: a follower's tracking records are kept under it
+APPLICATION = "RinLedger"
 EVENTS_FILE = "events.sqlite"
 VIEWS_FILE = "views.sqlite"
 # Aggregates kept in memory between commands; fast-forwarded from the store on each use, so

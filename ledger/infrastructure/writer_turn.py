@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import Any
 
+from ledger.infrastructure.sqlite_files import open_lock_file
 from ledger.infrastructure.store_refusals import LockTimeout, lock_timed_out
 
 #: seconds a writer waits for the turn when the store names no lock timeout (SQLite's default)
@@ -87,7 +88,7 @@ def open_turn_file(path: str) -> int | None:
     """A descriptor of the turn file at `path`, made if missing; None in a folder this process
     cannot write (`NO_TURN_FILE`)."""
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        return open_lock_file(path)
     except OSError as error:
         if error.errno in NO_TURN_FILE:
             return None

@@ -36,6 +36,7 @@ READ_SIDE_MAY_USE = (
     "ledger.infrastructure.settings", "ledger.infrastructure.eventsourcing_adapter",
     "ledger.application.follow", "ledger.application.rows",  # the topics followed; typed rows
     "ledger.infrastructure.writer_turn",
+    "ledger.infrastructure.sqlite_files",  # the files beside a SQLite file: never links
 )
 
 

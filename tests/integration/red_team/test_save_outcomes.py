@@ -16,15 +16,14 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from uuid import uuid4
 
 import eventsourcing.domain
 import pytest
-from conftest import Store
+from conftest import Store, postgres_store
 from eventsourcing.persistence import DatabaseError, IntegrityError, OperationalError
 from eventsourcing.sqlite import SQLiteConnection
 from store_access import app_of
-from test_read_check import POSTGRES_URL, needs_postgres
+from test_read_check import needs_postgres
 
 from ledger import Ledger
 from ledger.application.store_failures import StoreError
@@ -229,15 +228,8 @@ def test_a_writers_turn_whose_release_fails_keeps_the_line_reported_applied(
 
 @pytest.fixture
 def postgres(tmp_path: Path) -> Iterator[Store]:
-    import psycopg
-
-    assert POSTGRES_URL is not None
-    schema = f"test_{uuid4().hex[:12]}"
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
-        connection.execute(f"CREATE SCHEMA {schema}")
-    yield Store(tmp_path, POSTGRES_URL, {"POSTGRES_SCHEMA": schema})
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
-        connection.execute(f"DROP SCHEMA {schema} CASCADE")
+    with postgres_store(tmp_path) as made:
+        yield made
 
 
 @needs_postgres

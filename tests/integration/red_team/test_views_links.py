@@ -193,10 +193,101 @@ def test_a_views_file_that_is_another_programs_database_is_never_emptied(data: P
     db.close()
     (data / "views.sqlite").unlink()
     (data / "views.sqlite").symlink_to(mine)
-    named(data, "holds tables and no tracking table: another program's database")
+    named(data, "is another program's database (tables, and no tracking of the ledger's alone)")
     for command in (("holdings",), ("project", "--rebuild", "-q")):
         refused = rin(data, *command)
         assert refused.exit_code == 3 and "another program's database" in refused.output
     db = sqlite3.connect(mine)
     assert db.execute("SELECT * FROM precious").fetchall() == [(42,)]
     db.close()
+
+
+@pytest.mark.parametrize("suffix", ["-shm", "-wal", "-journal"])
+def test_a_file_beside_the_event_store_linked_to_another_file_is_refused(
+        tmp_path: Path, suffix: str) -> None:
+    # helper-70: another ledger's events.sqlite hard-linked as this one's events.sqlite-shm
+    # was rewritten by `rin verify` here (an outside file by `rin apply`)
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    build(ours)
+    build(theirs)
+    target = theirs / "events.sqlite"
+    before = target.read_bytes()
+    sibling = ours / f"events.sqlite{suffix}"
+    sibling.unlink(missing_ok=True)
+    os.link(target, sibling)
+    for command in (("verify",), ("holdings",), ("apply", "-")):
+        refused = rin(ours, *command)
+        assert refused.exit_code == 3, refused.output
+        assert "a link to another file, which SQLite would overwrite" in refused.output
+    assert target.read_bytes() == before
+
+
+def test_views_linked_into_a_folder_whose_siblings_are_links_are_refused(
+        data: Path, tmp_path: Path) -> None:
+    # SQLite names the -shm after the link's target: the check must too
+    other = tmp_path / "other"
+    other.mkdir()
+    (data / "views.sqlite").rename(other / "views.sqlite")
+    (data / "views.sqlite").symlink_to(other / "views.sqlite")
+    outside = tmp_path / "outside.bin"
+    outside.write_bytes(b"x" * 40_000)
+    os.link(outside, other / "views.sqlite-shm")
+    named(data, "views.sqlite-shm: a link to another file, which SQLite would overwrite")
+    assert rin(data, "holdings").exit_code == 3
+    assert outside.read_bytes() == b"x" * 40_000
+
+
+def test_another_eventsourcing_projections_file_is_never_emptied(data: Path,
+                                                                 tmp_path: Path) -> None:
+    # it has the library's own tracking table, with its application's position in it
+    from eventsourcing.persistence import Tracking
+    from eventsourcing.sqlite import SQLiteDatastore, SQLiteTrackingRecorder
+
+    app = tmp_path / "app.db"
+    db = sqlite3.connect(app)
+    db.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT)")
+    db.execute("INSERT INTO orders VALUES (1, 'widget')")
+    db.commit()
+    db.close()
+    recorder = SQLiteTrackingRecorder(SQLiteDatastore(str(app)))
+    recorder.create_table()
+    recorder.insert_tracking(Tracking("OrdersProjection", 42))
+    recorder.datastore.close()
+    before = app.read_bytes()
+    given = rin(data, "--views", str(app), "verify")
+    assert given.exit_code == 1 and "is another program's database" in given.output
+    assert rin(data, "--views", str(app), "holdings").exit_code == 3
+    assert app.read_bytes() == before
+
+
+@pytest.mark.parametrize("lock", ["events.sqlite-turn", "views.sqlite-setup"])
+@pytest.mark.parametrize("link", [os.symlink, os.link])
+def test_a_lock_file_of_the_ledgers_that_is_a_link_is_refused(
+        data: Path, lock: str, link: object) -> None:
+    # helper-70: events.sqlite-turn linked to events.sqlite took the writers' turn on the
+    # events file, and closing it dropped SQLite's own locks: committed lines were lost
+    sale = data.parent / "sale.jsonl"
+    sale.write_text('{"type": "transfer", "id": "t-new", "date": "2024-03-02", "from": "2001", '
+                    '"to": "3001", "rins": {"d_code": 6, "vintage": 2024, "k": 2, '
+                    '"quantity": 10}}\n')
+    (data / lock).unlink(missing_ok=True)
+    link(data / "events.sqlite", data / lock)  # type: ignore[operator]
+    before = (data / "events.sqlite").read_bytes()
+    commands = [("apply", str(sale))] if lock.endswith("-turn") else [
+        ("holdings",), ("project", "--rebuild", "-q")]
+    for command in commands:
+        refused = rin(data, *command)
+        assert refused.exit_code == 3 and "where the ledger keeps a lock file of its own" in \
+            refused.output, refused.output
+    assert (data / "events.sqlite").read_bytes() == before
+
+
+def test_a_virtual_table_in_a_ledger_tables_place_is_named_with_advice_that_works(
+        data: Path) -> None:
+    # "rin project --rebuild restores it" was advised, and the rebuild failed: "virtual tables
+    # may not be indexed" (the file is opened, and its indexes made, before it is cleared)
+    run(data, 'ALTER TABLE parties RENAME TO p; CREATE VIRTUAL TABLE parties USING fts5('
+              'party, name, roles, facilities, originator, notification_id); DROP TABLE p')
+    named(data, "table parties is not the ledger's definition: redefined (move it aside")
+    (data / "views.sqlite").rename(data.parent / "aside.sqlite")  # what the message asks
+    assert rin(data, "project", "-q").exit_code == 0 and verify(data).exit_code == 0
