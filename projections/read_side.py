@@ -17,7 +17,6 @@ from functools import cache
 from pathlib import Path
 
 from ledger.application.ledger import Ledger
-from ledger.infrastructure.sqlite_files import SIBLINGS
 from projections.runner import TABLES, open_views
 from projections.tracking import refusal
 
@@ -61,20 +60,17 @@ def expected_schema() -> dict[tuple[str, str], tuple[str, str | None]]:
 def check_read_side(ledger: Ledger, path: str | os.PathLike[str]) -> list[str]:
     """What is wrong with the views file (the file itself, its integrity, definitions, rowids and
     tracking); [] if nothing (or no file)."""
-    refused = refusal(path)  # before anything opens it: SQLite writes what a link names
-    if refused is not None:
-        return [refused]
     path = Path(path)
     if path.is_symlink() and not path.exists():  # every writer would fail to create it
         return [f"{path}: a symbolic link to {os.readlink(path)}, which does not exist (remove "
                 "the link: rin project then makes the views anew)"]
+    if path.exists() and not path.is_file():  # opening a FIFO would wait for a writer forever
+        return [f"{path}: not a regular file {REPLACE}"]
+    refused = refusal(path)  # before anything opens it: SQLite writes what a link names
+    if refused is not None:
+        return [refused]
     if not path.exists():
         return []
-    if not path.is_file():  # opening a FIFO would wait for a writer forever
-        return [f"{path}: not a regular file {REPLACE}"]
-    for sibling in (Path(f"{path}{suffix}") for suffix in SIBLINGS):
-        if os.path.lexists(sibling) and not sibling.is_file():  # SQLite fell back to reading
-            return [f"{sibling}: not a regular file (remove it: SQLite makes it anew)"]
     try:
         # the path quoted as a URI: a '%', '?' or '#' in it named another file
         db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)

@@ -33,7 +33,7 @@ from sqlite_utils import Database
 
 from ledger.infrastructure.eventsourcing_adapter import ConnectionPragmas, TrackingInTransaction
 from ledger.infrastructure.settings import APPLICATION
-from ledger.infrastructure.sqlite_files import linked_sibling
+from ledger.infrastructure.sqlite_files import database_problem
 from ledger.infrastructure.writer_turn import flock_within, open_turn_file
 from projections import sqlite_memory
 from projections.batch import Batch
@@ -79,14 +79,15 @@ EVENTS_TABLE = "stored_events"
 def refusal(path: str | os.PathLike[str]) -> str | None:
     """Why the file at `path` is no views file to open, read or write, or None. Checked before
     any connection of the ledger's is made, on a read-only one of its own: a `file:` URI (SQLite
-    opens it though no path check reads it), a file SQLite writes beside it that is a link
-    (ledger/infrastructure/sqlite_files.py), the event store itself (a link to
-    `events.sqlite`: a rebuild emptied it), or another program's database (`foreign`)."""
+    opens it though no path check reads it), a device, FIFO or second name in its place or a
+    link, FIFO or foreign journal beside it (ledger/infrastructure/sqlite_files.py), the event
+    store itself (a link to `events.sqlite`: a rebuild emptied it), or another program's
+    database (`foreign`)."""
     if str(path).startswith("file:"):
         return f"{path}: a views file is named by its path, not a file: URI"
-    linked = linked_sibling(path)
-    if linked is not None or not os.path.isfile(path):
-        return linked
+    problem = database_problem(path)
+    if problem is not None or not os.path.isfile(path):
+        return problem
     try:
         db = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error:

@@ -13,6 +13,7 @@ import typer
 from ledger.application.ledger import Ledger
 from ledger.cli.failures import print_failure
 from ledger.cli.options import BAD_ARGUMENT, err
+from ledger.infrastructure.sqlite_files import write_new
 
 #: in the data folder: which market the demo started this ledger with
 MARKER = "demo.json"
@@ -24,7 +25,8 @@ def claim_for_demo(ledger: Ledger, data: Path, market: dict[str, Any]) -> None:
     marker = data / MARKER
     if ledger.position() == 0:
         data.mkdir(parents=True, exist_ok=True)
-        marker.write_text(json.dumps(market) + "\n", encoding="utf-8")
+        marker.unlink(missing_ok=True)  # a link planted there is not written through
+        write_new(marker, (json.dumps(market) + "\n").encode())
         return
     try:
         started = json.loads(marker.read_text(encoding="utf-8"))

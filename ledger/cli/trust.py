@@ -35,7 +35,7 @@ def keygen(ctx: typer.Context,
     try:
         private, public = write_pair(path)
     except OSError as exc:
-        err.print(f"cannot write {path}: {exc.strerror}")
+        err.print(f"cannot write {exc.filename or path}: {exc.strerror}")  # which of the two
         raise typer.Exit(2) from None
     if not options(ctx).quiet:
         err.print(f"wrote {private} (private) and {public}: "

@@ -32,7 +32,7 @@ from ledger.infrastructure.save_outcome import Outcome, Outcomes
 from ledger.infrastructure.settings import APPLICATION
 from ledger.infrastructure.snapshot_in_save import SNAPSHOTS, DueSnapshots, SnapshotsLostTheSave
 from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
-from ledger.infrastructure.sqlite_files import refuse_linked_siblings
+from ledger.infrastructure.sqlite_files import refuse_database_problem
 from ledger.infrastructure.transcodings import register_transcodings
 
 logger = logging.getLogger(__name__)
@@ -217,7 +217,7 @@ def open_app(env: dict[str, Any]) -> LedgerApp:
     dbname = env.get("SQLITE_DBNAME", ":memory:")
     if env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres" and not (
             dbname == ":memory:" or dbname.startswith("file:")):
-        refuse_linked_siblings(dbname)  # before SQLite writes through one
+        refuse_database_problem(dbname)  # before SQLite writes through a link, or replays
     attempt = 0
     while True:
         try:

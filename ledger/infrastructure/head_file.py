@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.application import Application
 
 from ledger.infrastructure.signing import Signer
+from ledger.infrastructure.sqlite_files import write_new
 
 HEAD_FILE = "head.json"
 KeySource = str | os.PathLike[str] | Ed25519PrivateKey | Signer | None
@@ -83,7 +84,8 @@ def keep_head(app: Application[UUID]) -> None:
             return
         temporary = path.with_name(f".{HEAD_FILE}.{os.getpid()}.{threading.get_ident()}")
         try:
-            temporary.write_bytes(record)
+            temporary.unlink(missing_ok=True)  # a link planted at the name is not written
+            write_new(temporary, record)  # through, nor then renamed over head.json
             os.replace(temporary, path)
         finally:
             temporary.unlink(missing_ok=True)

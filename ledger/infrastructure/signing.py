@@ -9,6 +9,7 @@ are `cryptography`'s; nothing here is hand-rolled but the message layout.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import hmac
 import os
@@ -21,6 +22,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from ledger.infrastructure.sqlite_files import write_new
 
 HEAD_DOMAIN = "rin-ledger head v1"
 SEAL_INFO = b"rin-ledger snapshot seal v1"
@@ -55,15 +58,17 @@ def fingerprint(public: Ed25519PublicKey) -> str:
 
 
 def keygen(path: str | os.PathLike[str]) -> tuple[Path, Path]:
-    """Write a new key pair: `path` (private, 0600, never overwritten) and `path`.pub."""
+    """Write a new key pair: `path` (private, 0600) and `path`.pub, neither overwritten nor
+    written through a link planted at its name (a `.pub` symlink had keygen overwrite what it
+    named, helper-71): either existing, nothing is written (`FileExistsError`)."""
     private_path, public_path = Path(path), Path(f"{path}.pub")
+    if os.path.lexists(public_path):
+        raise FileExistsError(errno.EEXIST, "File exists", str(public_path))
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
-    descriptor = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as out:
-        out.write(pem)
-    public_path.write_bytes(key.public_key().public_bytes(
+    write_new(private_path, pem, 0o600)
+    write_new(public_path, key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
     return private_path, public_path
 

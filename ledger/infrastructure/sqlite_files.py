@@ -1,13 +1,16 @@
-"""The files SQLite writes beside a database, which must never be links.
+"""The files of a SQLite database the ledger keeps, as they must be before SQLite opens them,
+and files the ledger writes, never through a planted link.
 
 SQLite derives `<file>-wal`, `<file>-shm` and `<file>-journal` from the database's real path
-and truncates and rewrites them: one that is a second name (a hard link) of another file, or
-a symbolic link, has SQLite overwrite what it names. An `events.sqlite` hard-linked as
-`views.sqlite-shm` was destroyed by verify's first read of the views file (helper-68), another
-ledger's store by a hard-linked `events.sqlite-shm` (helper-70). The lock files the ledger
-keeps beside its files (`-turn`, `-setup`) are opened without following a link: a `-turn` linked
-to `events.sqlite` took the writers' turn on the events file, and closing it dropped SQLite's
-own locks (helper-70).
+and truncates, rewrites or replays them: one that is a second name (a hard link) of another
+file, or a symbolic link, has SQLite overwrite what it names (an `events.sqlite` hard-linked as
+`views.sqlite-shm` was destroyed by verify's first read of the views file, helper-68; another
+ledger's store by a hard-linked `events.sqlite-shm`, helper-70); a FIFO there hung every
+command; a rollback journal beside a database kept in WAL mode is never one of its own, and
+SQLite rolled another database's into the event store (helper-71). The database itself must be
+a regular file with one name: SQLite keeps a WAL per name, so a store reached by two hard links
+lost a commit verified through the other. The lock files the ledger keeps beside its files
+(`-turn`, `-setup`) and the small files it writes are opened without following a link.
 """
 
 from __future__ import annotations
@@ -19,29 +22,55 @@ from eventsourcing.persistence import PersistenceError
 
 #: the files SQLite writes beside a database: its write-ahead log, shared memory, journal
 SIBLINGS = ("-wal", "-shm", "-journal")
+JOURNAL = "-journal"
 
 
 class LinkedFile(PersistenceError):
-    """A file SQLite (or the ledger's own lock) would write through to another file."""
+    """A file SQLite (or the ledger itself) would write through to another file, or one it
+    would wait on or replay into a store that is not its own."""
 
 
-def linked_sibling(path: str | os.PathLike[str]) -> str | None:
-    """What is wrong if a file SQLite writes beside the database at `path` (its real path: a
-    symlinked database's siblings are the target's) is a link, or None."""
+def database_problem(path: str | os.PathLike[str]) -> str | None:
+    """What is wrong with the database file at `path` or the files SQLite writes beside it
+    (at its real path: a symlinked database's are the target's), or None. For a database kept
+    in WAL mode, which both the event store and the views are."""
     real = os.path.realpath(path)
+    if os.path.exists(real) and not os.path.isfile(real):
+        return f"{path}: not a regular file (SQLite would wait on it or fail)"
+    if os.path.isfile(real) and os.stat(real).st_nlink > 1:
+        return (f"{path}: a second name (hard link) of a database file: SQLite keeps a write-"
+                "ahead log per name, so commits through one name are lost through the other; "
+                "give it one name (a symbolic link to it is safe)")
     for suffix in SIBLINGS:
         sibling = f"{real}{suffix}"
         if os.path.islink(sibling) or (os.path.isfile(sibling) and os.stat(sibling).st_nlink > 1):
             return (f"{sibling}: a link to another file, which SQLite would overwrite (remove "
                     "it: SQLite makes its own)")
+        if os.path.lexists(sibling) and not os.path.isfile(sibling):
+            return f"{sibling}: not a regular file (remove it: SQLite makes it anew)"
+        if (suffix == JOURNAL and os.path.isfile(sibling) and os.path.getsize(sibling) > 0
+                and in_wal_mode(real)):
+            return (f"{sibling}: a rollback journal beside a database kept in WAL mode, so "
+                    "another database's, which SQLite would roll into this one (move it aside)")
     return None
 
 
-def refuse_linked_siblings(path: str | os.PathLike[str]) -> None:
-    """Raise `LinkedFile` if `linked_sibling` finds one: before any connection is made."""
-    linked = linked_sibling(path)
-    if linked is not None:
-        raise LinkedFile(linked)
+def in_wal_mode(path: str) -> bool:
+    """Whether the database file at `path` is in WAL mode by its header (read and write
+    versions 2, bytes 18-19): a file being made is not yet, and its own journal may be live."""
+    try:
+        with open(path, "rb") as file:
+            header = file.read(20)
+    except OSError:
+        return False
+    return header[18:20] == b"\x02\x02"
+
+
+def refuse_database_problem(path: str | os.PathLike[str]) -> None:
+    """Raise `LinkedFile` if `database_problem` finds one: before any connection is made."""
+    problem = database_problem(path)
+    if problem is not None:
+        raise LinkedFile(problem)
 
 
 def open_lock_file(path: str) -> int:
@@ -59,3 +88,12 @@ def open_lock_file(path: str) -> int:
         raise LinkedFile(f"{path}: a second name of another file, where the ledger keeps a "
                          "lock file of its own (remove it: the ledger makes it)")
     return fd
+
+
+def write_new(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> None:
+    """Write `data` to a file made at `path`, which must not exist: never through a link
+    planted there (`FileExistsError` otherwise)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 mode)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from click.testing import Result
 
 from red_team.attacker import build, rin, verify
 from red_team.test_views_schema import REDEFINED, holdings, named, restored, run
@@ -32,10 +33,13 @@ def test_a_views_file_linked_to_the_event_store_is_named_and_never_written(
     before = holdings(data)
     (data / "views.sqlite").unlink()
     link(data / "events.sqlite", data / "views.sqlite")  # type: ignore[operator]
-    named(data, "holds the event store's table stored_events")
-    rebuilt = rin(data, "project", "--rebuild", "-q")
-    assert rebuilt.exit_code == 3 and "never written into an event store" in rebuilt.output
-    assert "Traceback" not in rebuilt.output
+    # a symbolic link is named as the event store; a hard link as the events file's second name
+    said = ("holds the event store's table stored_events" if link is os.symlink
+            else "events.sqlite: a second name (hard link)")
+    for command in (("verify",), ("project", "--rebuild", "-q")):
+        refused = rin(data, *command)
+        assert refused.exit_code in (1, 3) and said in refused.output, refused.output
+        assert "Traceback" not in refused.output
     (data / "views.sqlite").unlink()  # what the message asks: the store is as it was
     assert verify(data).exit_code == 0
     assert holdings(data) == before
@@ -140,6 +144,22 @@ def test_a_percent_sign_in_the_folder_checks_the_views_file_itself(tmp_path: Pat
         rin(decoy, "holdings", "--json").stdout)
 
 
+#: what a refusal of a linked file says: the link itself, or, for a hard link of the events
+#: file, the events file's second name (whichever the command meets first)
+LINKED = ("a link to another file, which SQLite would overwrite",
+          "where the ledger keeps a lock file of its own",
+          "events.sqlite: a second name (hard link) of a database file")
+
+
+def refused_as_linked(result: Result, name: str) -> None:
+    """`result` refused the store or the views, naming `name` or the events file's second
+    name, without a traceback and before anything was written."""
+    assert result.exit_code in (1, 3), result.output
+    assert "Traceback" not in result.output
+    assert any(words in result.output for words in LINKED), result.output
+    assert name in result.output or "events.sqlite: a second name" in result.output
+
+
 @pytest.mark.parametrize("suffix", ["-shm", "-wal", "-journal"])
 @pytest.mark.parametrize("link", [os.link, os.symlink])
 def test_a_file_beside_the_views_linked_to_the_event_store_is_named_and_never_opened(
@@ -151,9 +171,8 @@ def test_a_file_beside_the_views_linked_to_the_event_store_is_named_and_never_op
     sibling = data / f"views.sqlite{suffix}"
     sibling.unlink(missing_ok=True)
     link(events, sibling)  # type: ignore[operator]
-    named(data, f"views.sqlite{suffix}: a link to another file, which SQLite would overwrite")
-    report = rin(data, "holdings")
-    assert report.exit_code == 3 and "a link to another file" in report.output
+    for command in ("verify", "holdings"):
+        refused_as_linked(rin(data, command), f"views.sqlite{suffix}")
     assert events.read_bytes() == before
     sibling.unlink()
     assert verify(data).exit_code == 0
@@ -276,9 +295,7 @@ def test_a_lock_file_of_the_ledgers_that_is_a_link_is_refused(
     commands = [("apply", str(sale))] if lock.endswith("-turn") else [
         ("holdings",), ("project", "--rebuild", "-q")]
     for command in commands:
-        refused = rin(data, *command)
-        assert refused.exit_code == 3 and "where the ledger keeps a lock file of its own" in \
-            refused.output, refused.output
+        refused_as_linked(rin(data, *command), lock)
     assert (data / "events.sqlite").read_bytes() == before
 
 
