@@ -33,7 +33,7 @@ from sqlite_utils import Database
 
 from ledger.infrastructure.eventsourcing_adapter import ConnectionPragmas, TrackingInTransaction
 from ledger.infrastructure.settings import APPLICATION
-from ledger.infrastructure.sqlite_files import database_problem
+from ledger.infrastructure.sqlite_files import database_problem, sqlite_path
 from ledger.infrastructure.writer_turn import flock_within, open_turn_file
 from projections import sqlite_memory
 from projections.batch import Batch
@@ -83,7 +83,7 @@ def refusal(path: str | os.PathLike[str]) -> str | None:
     link, FIFO or foreign journal beside it (ledger/infrastructure/sqlite_files.py), the event
     store itself (a link to `events.sqlite`: a rebuild emptied it), or another program's
     database (`foreign`)."""
-    if str(path).startswith("file:"):
+    if isinstance(path, str) and path.startswith("file:"):  # a Path is a path, whatever its name
         return f"{path}: a views file is named by its path, not a file: URI"
     problem = database_problem(path)
     if problem is not None or not os.path.isfile(path):
@@ -181,8 +181,8 @@ class ViewRecorder(TrackingInTransaction, SQLiteTrackingRecorder):
         refused = refusal(path)
         if refused is not None:  # before any connection is made
             raise NotAViewsFile(refused)
-        super().__init__(ViewDatastore(str(path)))
-        self.path = str(path)
+        super().__init__(ViewDatastore(sqlite_path(path)))
+        self.path = sqlite_path(path)
         self.tables = tuple(tables)
         self.sql_views = tuple(sql_views)
         self.layout = layout

@@ -12,6 +12,7 @@ from sqlite_utils import Database
 
 from ledger.application.ledger import Ledger
 from ledger.infrastructure.settings import VIEWS_FILE
+from ledger.infrastructure.sqlite_files import sqlite_path
 from projections import (
     activity,
     annual,
@@ -61,7 +62,7 @@ class Views:
         location = path or runner.views_location(ledger)
         #: the views' PostgreSQL URL, if they live there
         self.url = str(location) if pg_views.is_url(location) else None
-        self.path = Path(location) if self.url is None else Path(VIEWS_FILE)
+        self.path = Path(sqlite_path(location)) if self.url is None else Path(VIEWS_FILE)
         self._open = threading.local()  # this thread's connection to the views file (`_db`)
 
     def project(self, **options: Any) -> int:

@@ -6,6 +6,7 @@ never overwritten."""
 
 from __future__ import annotations
 
+import os
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated
@@ -13,6 +14,7 @@ from typing import Annotated
 import typer
 
 from ledger.cli.options import BAD_ARGUMENT, err, options
+from ledger.infrastructure.sqlite_files import write_new
 
 app = typer.Typer()
 PACKAGED = files("ledger") / "examples"
@@ -28,17 +30,19 @@ def write_examples(
     quiet = options(ctx).quiet
     shipped = sorted((item.name, item.read_bytes()) for item in PACKAGED.iterdir()
                      if item.is_file())
-    clashes = [folder / name for name, body in shipped
-               if (folder / name).exists() and (folder / name).read_bytes() != body]
+    # a name taken by a link or a FIFO is a clash, never read or written through (a dangling
+    # link had the file made outside the folder, a FIFO hung the read)
+    clashes = [path for name, body in shipped if os.path.lexists(path := folder / name)
+               and (path.is_symlink() or not path.is_file() or path.read_bytes() != body)]
     if clashes:
-        err.print(f"{', '.join(map(str, clashes))}: already there with other content; "
-                  "nothing written (give another folder)")
+        err.print(f"{', '.join(map(str, clashes))}: already there with other content (or not "
+                  "a regular file); nothing written (give another folder)")
         raise typer.Exit(BAD_ARGUMENT)
     folder.mkdir(parents=True, exist_ok=True)
     written = 0
     for name, body in shipped:
-        if not (folder / name).exists():
-            (folder / name).write_bytes(body)
+        if not os.path.lexists(folder / name):
+            write_new(folder / name, body)
             written += 1
     if not quiet:
         err.print(f"{folder}: {written} example file(s) written, "

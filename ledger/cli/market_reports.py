@@ -18,6 +18,7 @@ from ledger.cli.output import tabular, without_table_flag
 from ledger.cli.report_head import certified, certified_head, title_of
 from ledger.cli.reports import YearOpt
 from ledger.cli.stdout import write_out
+from ledger.infrastructure.sqlite_files import is_database
 from projections import emts_xml, late, market_tables
 
 app = typer.Typer()
@@ -90,6 +91,9 @@ def export(
     if output is None:
         write_out(document)
     else:
+        if is_database(output):  # a link planted at the name, or a slip of the finger
+            raise typer.BadParameter(f"{output}: a SQLite database (the event store?); the "
+                                     "report is never written over one", param_hint="--output")
         output.write_bytes(document)
         if not options(ctx).quiet:
             err.print(title_of(f"{output}: {len(rows):,} blocks", head))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from ledger.infrastructure.sqlite_files import sqlite_path
 from ledger.infrastructure.sqlite_recorder import TOPIC as RECORDER_TOPIC
 
 #: the environment variables that name the data folder and the store (`--data`, `--store`)
@@ -98,7 +99,7 @@ def store_env(
     folder.mkdir(parents=True, exist_ok=True)
     return {
         "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-        "SQLITE_DBNAME": str(folder / EVENTS_FILE),
+        "SQLITE_DBNAME": sqlite_path(folder / EVENTS_FILE),  # a folder "file:…" is no URI
         "SQLITE_LOCK_TIMEOUT": "30",
         "APPLICATION_RECORDER_TOPIC": RECORDER_TOPIC,
         "AGGREGATE_CACHE_MAXSIZE": AGGREGATE_CACHE_MAXSIZE,

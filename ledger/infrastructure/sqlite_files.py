@@ -25,6 +25,14 @@ SIBLINGS = ("-wal", "-shm", "-journal")
 JOURNAL = "-journal"
 
 
+def sqlite_path(path: str | os.PathLike[str]) -> str:
+    """`path` as SQLite must be given a path: one that begins "file:" (a folder so named) is
+    made absolute, as SQLite, opening names as URIs (this build does so even unasked), would
+    otherwise take it for one and open another file, past every check made on the path."""
+    text = os.fspath(path)
+    return os.path.abspath(text) if text.startswith("file:") else text
+
+
 class LinkedFile(PersistenceError):
     """A file SQLite (or the ledger itself) would write through to another file, or one it
     would wait on or replay into a store that is not its own."""
@@ -48,22 +56,30 @@ def database_problem(path: str | os.PathLike[str]) -> str | None:
                     "it: SQLite makes its own)")
         if os.path.lexists(sibling) and not os.path.isfile(sibling):
             return f"{sibling}: not a regular file (remove it: SQLite makes it anew)"
-        if (suffix == JOURNAL and os.path.isfile(sibling) and os.path.getsize(sibling) > 0
-                and in_wal_mode(real)):
-            return (f"{sibling}: a rollback journal beside a database kept in WAL mode, so "
-                    "another database's, which SQLite would roll into this one (move it aside)")
+        if suffix == JOURNAL and foreign_journal(real, sibling):
+            return (f"{sibling}: a rollback journal of a database that held pages, beside one "
+                    "kept in WAL mode, so another database's, which SQLite would roll into "
+                    "this one (move it aside)")
     return None
 
 
-def in_wal_mode(path: str) -> bool:
-    """Whether the database file at `path` is in WAL mode by its header (read and write
-    versions 2, bytes 18-19): a file being made is not yet, and its own journal may be live."""
+#: a rollback journal's header begins with these bytes (sqlite.org/fileformat.html, 4.1)
+JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+
+
+def foreign_journal(database: str, journal: str) -> bool:
+    """Whether `journal` is a rollback journal beside `database` that cannot be the database's
+    own: the database is in WAL mode (header bytes 18-19 both 2), which writes no journal
+    once made, and the journal records a database of more than one page when it began. The
+    one journal a store in WAL mode can leave is that of its making, when it switched to WAL
+    (a crash there, or another process making it at that moment): of an empty database."""
     try:
-        with open(path, "rb") as file:
-            header = file.read(20)
+        with open(database, "rb") as db_file, open(journal, "rb") as journal_file:
+            header, opened = db_file.read(20), journal_file.read(20)
     except OSError:
         return False
-    return header[18:20] == b"\x02\x02"
+    return (header[18:20] == b"\x02\x02" and opened[:8] == JOURNAL_MAGIC
+            and int.from_bytes(opened[16:20], "big") > 1)
 
 
 def refuse_database_problem(path: str | os.PathLike[str]) -> None:
@@ -88,6 +104,23 @@ def open_lock_file(path: str) -> int:
         raise LinkedFile(f"{path}: a second name of another file, where the ledger keeps a "
                          "lock file of its own (remove it: the ledger makes it)")
     return fd
+
+
+#: the first bytes of every SQLite database file (sqlite.org/fileformat.html, 1.3.1)
+DATABASE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_database(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` names (through any link) an existing SQLite database file: a report
+    written there would destroy it (a symlink to events.sqlite given as `--output`)."""
+    real = os.path.realpath(path)
+    if not os.path.isfile(real):  # never opened: a FIFO would wait for a writer
+        return False
+    try:
+        with open(real, "rb") as file:
+            return file.read(16) == DATABASE_MAGIC
+    except OSError:
+        return False
 
 
 def write_new(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> None:

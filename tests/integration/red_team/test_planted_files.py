@@ -64,7 +64,7 @@ def test_another_databases_hot_journal_beside_a_store_is_refused(
     for command in (("verify",), ("holdings",)):
         refused = rin(data, *command)
         assert refused.exit_code in (1, 3), refused.output
-        assert f"{name}: a rollback journal beside a database kept in WAL mode" in \
+        assert f"{name}: a rollback journal of a database that held pages" in \
             refused.output, refused.output
     assert digest(data / "events.sqlite") == before
     (data / name).unlink()  # what the message asks
@@ -145,3 +145,57 @@ def test_views_naming_a_fifo_are_refused_and_nothing_is_made_beside_it(
         refused = rin(data, "--views", str(fifo), *command)
         assert refused.exit_code == 3 and "not a regular file" in refused.output
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("pipe")) == ["pipe"]
+
+
+def test_export_never_writes_its_report_over_a_sqlite_database(data: Path,
+                                                               tmp_path: Path) -> None:
+    # helper-72: `rin export --output report.xml`, report.xml a symlink to events.sqlite,
+    # overwrote the event store with the XML
+    report = tmp_path / "report.xml"
+    report.symlink_to(data / "events.sqlite")
+    before = digest(data / "events.sqlite")
+    refused = rin(data, "export", "--party", "2001", "--from", "2024-01-01", "--to",
+                  "2024-12-31", "--output", str(report))
+    said = " ".join(refused.output.replace("│", " ").split())  # as the error box wraps it
+    assert refused.exit_code == 2 and "a SQLite database (the event store?)" in said, said
+    assert digest(data / "events.sqlite") == before
+
+
+@pytest.mark.parametrize("plant", ["dangling link", "fifo"])
+def test_examples_never_write_through_a_planted_name_nor_read_a_fifo(
+        tmp_path: Path, plant: str) -> None:
+    folder, outside = tmp_path / "ex", tmp_path / "outside"
+    folder.mkdir()
+    if plant == "fifo":
+        os.mkfifo(folder / "sample.jsonl")
+    else:
+        (folder / "sample.jsonl").symlink_to(outside)
+    done: list[object] = []
+    worker = threading.Thread(target=lambda: done.append(rin(tmp_path / "data", "examples",
+                                                             str(folder))), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert done, "rin examples hung"
+    assert done[0].exit_code == 2  # type: ignore[attr-defined]
+    assert "not a regular file" in done[0].output  # type: ignore[attr-defined]
+    assert not outside.exists()
+
+
+def test_a_data_folder_named_like_a_uri_is_a_folder_and_its_files_are_checked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # helper-72: `--data file:d` had SQLite open the URI file:d/events.sqlite past every check
+    # of the path, so a -shm hard-linked to another ledger's store destroyed it
+    monkeypatch.chdir(tmp_path)
+    victim = tmp_path / "victim"
+    build(victim)
+    before = digest(victim / "events.sqlite")
+    folder = Path("file:d")
+    build(folder)
+    assert rin(folder, "verify").exit_code == 0
+    assert (tmp_path / "file:d" / "events.sqlite").is_file()
+    assert (tmp_path / "file:d" / "views.sqlite").is_file()  # the views beside it, not elsewhere
+    (folder / "events.sqlite-shm").unlink(missing_ok=True)
+    os.link(victim / "events.sqlite", folder / "events.sqlite-shm")
+    refused = rin(folder, "holdings")
+    assert refused.exit_code == 3 and "a link to another file" in refused.output
+    assert digest(victim / "events.sqlite") == before
