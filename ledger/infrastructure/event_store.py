@@ -28,7 +28,7 @@ from ledger.infrastructure.postgres_setup import setup_lock
 from ledger.infrastructure.read_check import UNCHANGED
 from ledger.infrastructure.repository import LedgerRepository
 from ledger.infrastructure.retry import RETRY
-from ledger.infrastructure.save_outcome import Outcome, Outcomes
+from ledger.infrastructure.save_outcome import Outcome, Outcomes, SettledReads
 from ledger.infrastructure.settings import APPLICATION
 from ledger.infrastructure.snapshot_in_save import SNAPSHOTS, DueSnapshots, SnapshotsLostTheSave
 from ledger.infrastructure.snapshot_seal import SealedSnapshots, SealingMapper
@@ -147,7 +147,7 @@ class LedgerApp(Application[UUID]):
     def read_back(self, originator_id: UUID, version: int) -> list[StoredEvent]:
         """The aggregate's stored event at `version`, once no other save is committing: what a
         save whose outcome is unknown is checked against."""
-        if isinstance(self.recorder, Outcomes):
+        if isinstance(self.recorder, SettledReads):
             return self.recorder.stored_at(originator_id, version)
         return list(self.recorder.select_events(originator_id, gt=version - 1, lte=version))
 

@@ -13,7 +13,7 @@ lost (PostgreSQL, a dropped connection) is unknown, and only then is the store r
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, cast
+from typing import Protocol, runtime_checkable
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
@@ -29,13 +29,15 @@ class Outcome(Enum):
 
 class Outcomes:
     """A recorder's record of its last save's outcome (`outcome`), set by its `insert_events`
-    and reset by the application before each save maps its events, and the read back of a save
-    whose outcome is unknown."""
+    and reset by the application before each save maps its events."""
 
     outcome = Outcome.NOT_STORED
 
+
+@runtime_checkable
+class SettledReads(Protocol):
+    """A recorder whose read back of a save waits for every commit still under way
+    (PostgreSQL's; SQLite knows each save's outcome once its commit returns, never reads back)."""
+
     def stored_at(self, originator_id: UUID, version: int) -> list[StoredEvent]:
-        """The aggregate's stored event at `version` ([] if none), once no save of another
-        connection is still committing (the recorder's `select_events` here)."""
-        recorder = cast(Any, self)  # mixed into an eventsourcing recorder
-        return list(recorder.select_events(originator_id, gt=version - 1, lte=version))
+        """The aggregate's stored event at `version` ([] if none)."""
