@@ -39,6 +39,13 @@ class Holdings:
         self._own.clear()
         return Holdings(copy(self._slots))
 
+    def kept_in(self, slots: MutableMapping[Slot, SlotHoldings]) -> None:
+        """Hold the same slots in `slots`, a mapping storage gives that remembers each slot as
+        it last stored it: from now on every slot is copied before it changes (`_changing`), so
+        the mapping is told of each change (`__setitem__`) and never keeps a stale stored form."""
+        self._slots = slots
+        self._own.clear()
+
     @property
     def slots(self) -> Mapping[Slot, Mapping[BlockKey, Mapping[date, SerialSet]]]:
         """Every slot's holdings, read-only: key → acquisition date → serials."""

@@ -136,3 +136,42 @@ def test_a_copy_shares_slots_until_either_side_changes_one() -> None:
         assert again.totals()[(6, 2024, 2)] == 980
         assert copied.totals()[(6, 2024, 2)] == 1_000
         assert HOLDINGS.encode(_stored(original)) == HOLDINGS.encode(original)
+
+
+def _encoded_afresh(holdings: Holdings) -> list[list[object]]:
+    """`holdings` encoded from a plain copy of its slots: nothing remembered of a past save."""
+    return HOLDINGS.encode(Holdings({slot: {key: dict(by_date) for key, by_date in held.items()}
+                                     for slot, held in holdings.slots.items()}))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 2), st.integers(1, 60),
+                          st.integers(0, 30), st.integers(0, 3), st.integers(0, 3)),
+                max_size=40))
+def test_a_holdings_snapshotted_where_it_stands_never_saves_a_stale_slot(
+    steps: list[tuple[bool, int, int, int, int, int]],
+) -> None:
+    """A party kept in memory through a bulk ingest is snapshotted in place: each slot is
+    remembered as stored and saved again as it was while unchanged (issue 15). Changed after,
+    in place or through the repository's copy, every save equals an encoding made afresh, and
+    a copy taken before the change keeps what it held."""
+    holdings, serial = Holdings(), {key: 1 for key in KEYS}
+    day = date(2024, 3, 1)
+    for adding, which, size, days, quantity, then in steps:
+        key, on = KEYS[which], day + timedelta(days=days)
+        if adding:
+            holdings.add(RinBlock(key, serial[key], serial[key] + size - 1), on)
+            serial[key] += size
+        else:
+            for block in holdings.pick_fifo(on, quantity, d_code=key.d_code,
+                                            vintage=key.vintage, k=2):
+                holdings.remove(block, on)
+        if then == 1:  # a snapshot of the party where it stands
+            assert HOLDINGS.encode(holdings) == _encoded_afresh(holdings)
+        elif then == 2:  # the repository's copy: the original kept as it was
+            before, holdings = holdings, deepcopy(holdings)
+            expected = _encoded_afresh(before)
+            holdings.add(RinBlock(KEYS[0], serial[KEYS[0]], serial[KEYS[0]]), day)
+            serial[KEYS[0]] += 1
+            assert HOLDINGS.encode(before) == expected
+        assert HOLDINGS.encode(holdings) == _encoded_afresh(holdings)
