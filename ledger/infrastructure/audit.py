@@ -12,6 +12,8 @@
 - Command records: each directly follows exactly the events it names
   (ledger/infrastructure/command_records.py); the rows of `rin_commands` also link to the row
   before them and are folded into the head (ledger/infrastructure/command_audit.py).
+- The pending postings' table (ledger/infrastructure/pending_table.py): as of the commit it
+  was read at, the postings the log leaves pending, no more, no fewer, each as posted.
 - Snapshots: each equals the replay of its aggregate's events up to its version
   (ledger/infrastructure/snapshot_check.py), mutated forward from the events the walk decodes.
 
@@ -50,6 +52,8 @@ from ledger.infrastructure.head_file import read_head_file
 from ledger.infrastructure.heads import TABLE as HEADS_TABLE
 from ledger.infrastructure.heads import Head
 from ledger.infrastructure.notification_pages import pages
+from ledger.infrastructure.pending_postings import KeepsPending
+from ledger.infrastructure.pending_table import PendingAudit
 from ledger.infrastructure.row_types import malformed_rows
 from ledger.infrastructure.signing import fingerprint, signature_holds
 from ledger.infrastructure.snapshot_check import SnapshotCheck
@@ -140,6 +144,9 @@ class Audit:
         self.running = GENESIS
         self.last_id = 0
         kept = read_head_file(app)  # before the bounds: a writer commits, then writes it
+        #: the pending postings' table as of a commit at or before the bounds' end
+        self.pending = (PendingAudit(*app.recorder.pending_postings())
+                        if isinstance(app.recorder, KeepsPending) else None)
         self.end, heads_end = bounds(app)
         self.heads = stored_heads(app, heads_end)
         self.commands = CommandAudit(app, self.end)
@@ -210,6 +217,8 @@ class Audit:
             if following and follower is not None:
                 follower.page(decoded, page[-1].id if len(page) == PAGE else self.end)
         self.after_last()
+        if self.pending is not None:
+            self.problems.extend(self.pending.problems())
         self.problems.extend(self.commands.after_last())
         self.problems.extend(snapshots.after_last())
         return self.problems
@@ -245,6 +254,8 @@ class Audit:
         state, problem = self.links.step(note, read, named)
         if problem:
             self.problems.append(problem)
+        if self.pending is not None and state is not None:
+            self.pending.step(note.id, note.topic, note.originator_id, state)
         if note.topic == CommandRecord.Applied.TOPIC:
             # a command record's aggregate has this one event: its link is not kept (in a
             # store of release 2's format a quarter of the log is such records)

@@ -2,7 +2,8 @@
 
 Expiry asks "which postings are still pending, more than the window of business days old?".
 Reading every `TradePosted` ever stored to answer it costs the whole trading history on each
-call; this index reads the log's postings and closings once, then only the notifications
+call; this index reads the store's table of the pending postings once (ledger/infrastructure/
+pending_table.py: the few pending, not every posting ever made), then only the notifications
 stored since, and keeps just the pending ones by date, so an expiry reads the parties with a
 stale posting and nothing else. It reads the three fields it needs straight from each stored
 state, without making the whole event (its ranges, amounts and prices): the full decoding of
@@ -15,16 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
 import orjson
 from eventsourcing.persistence import ApplicationRecorder
 
 from ledger.domain.party import Party
+from ledger.infrastructure import pending_table
 from ledger.infrastructure.notification_pages import notifications
+from ledger.infrastructure.pending_table import TOPICS
 
-TOPICS = (Party.TradePosted.TOPIC, Party.TradeClosed.TOPIC)
+
+@runtime_checkable
+class KeepsPending(Protocol):
+    """A recorder whose store keeps the pending postings' table (both of the ledger's)."""
+
+    def pending_postings(self) -> tuple[int, list[pending_table.Row]]:
+        """(the last notification id, the table's rows) as of one commit."""
 
 
 class PendingPostings:
@@ -37,17 +46,21 @@ class PendingPostings:
 
     def up_to(self, position: int) -> PendingPostings:
         """Read the postings and closings stored after the last position read, up to
-        `position`."""
+        `position`; the first time, the store's table of them (as of its last commit) first."""
+        if self.position == 0 < position and isinstance(self.recorder, KeepsPending):
+            self.position, rows = self.recorder.pending_postings()
+            self.pending = {posting: (UUID(hex_id), date.fromisoformat(on))
+                            for posting, hex_id, on in rows}
         if self.position < position:
             for notification in notifications(self.recorder, self.position, stop=position,
                                               topics=TOPICS):
-                state = orjson.loads(notification.state)
-                if notification.topic == Party.TradePosted.TOPIC:  # its date as DateAsISO stores it
-                    self.pending[state["client_id"]] = (
-                        UUID(str(notification.originator_id)),
-                        date.fromisoformat(state["effective_date"]["_data_"]))
+                posting, row = pending_table.change(
+                    notification.topic, notification.originator_id,
+                    orjson.loads(notification.state)) or ("", None)
+                if row is None:
+                    self.pending.pop(posting, None)
                 else:
-                    self.pending.pop(state["posting"], None)
+                    self.pending[posting] = (UUID(row[1]), date.fromisoformat(row[2]))
             self.position = position
         return self
 

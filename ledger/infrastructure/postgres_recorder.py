@@ -46,6 +46,7 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
+from ledger.infrastructure import pending_table
 from ledger.infrastructure.command_table import (
     COMMANDS,
     FIELDS,
@@ -91,6 +92,12 @@ class LedgerPostgresRecorder(Outcomes, PostgresApplicationRecorder):
             "%b::bigint[], %b::text[])")
         self._table = table
         self.turn = PostgresTurn(datastore, f"{datastore.schema}.{self.events_table_name}")
+        self.pending = f'"{datastore.schema}".{pending_table.TABLE}'
+        self.sql_create_statements.append(SQL(pending_table.create_postgres(self.pending)))  # type: ignore[arg-type]
+        self._insert_pending = SQL(
+            f"INSERT INTO {self.pending} (posting, originator_id, effective_date) "
+            "SELECT * FROM unnest(%b::text[], %b::text[], %b::text[])")
+        self._delete_pending = SQL(f"DELETE FROM {self.pending} WHERE posting = ANY(%b::text[])")
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
@@ -128,6 +135,33 @@ class LedgerPostgresRecorder(Outcomes, PostgresApplicationRecorder):
             raise refused from error
         self.outcome = Outcome.STORED
         return ids
+
+    def _create_table(self, curs: Cursor[DictRow]) -> None:
+        """The tables, in the library's set-up transaction; a store begun before the pending
+        postings' table gets it filled from its log (ledger/infrastructure/pending_table.py)."""
+        curs.execute("SELECT to_regclass(%s) AS t", (self.pending,))
+        row = curs.fetchone()
+        made = row is None or row["t"] is None
+        super()._create_table(curs)
+        if made:
+            self._send_pending(curs, pending_table.from_log(
+                self._marked(curs), self._table.as_string(), "notification_id"), [])
+
+    def pending_postings(self) -> tuple[int, list[pending_table.Row]]:
+        """(the last notification id, the pending postings' rows) as of one commit (one
+        statement: one snapshot; saves commit one at a time, under the table lock)."""
+        with self.datastore.transaction(commit=False) as curs:
+            return pending_table.read(self._marked(curs), self._table.as_string(),
+                                      "notification_id", self.pending)
+
+    def _send_pending(self, curs: Cursor[DictRow], rows: Sequence[pending_table.Row],
+                      closed: Sequence[str]) -> None:
+        """Queue the pending postings' rows a save inserts and deletes (parallel arrays)."""
+        if rows:
+            curs.execute(self._insert_pending, tuple(map(list, zip(*rows, strict=True))),
+                         prepare=True)
+        if closed:
+            curs.execute(self._delete_pending, (list(closed),), prepare=True)
 
     def stored_at(self, originator_id: UUID, version: int) -> list[StoredEvent]:
         """The aggregate's stored event at `version`, read under a SHARE lock of the events
@@ -176,6 +210,7 @@ class LedgerPostgresRecorder(Outcomes, PostgresApplicationRecorder):
             (saved["command_id"], saved["command_chain"])]
         rows = self.commands.chained(last_command, ids, commands)
         self._send_commands(curs, rows)
+        self._send_pending(curs, *pending_table.saved(stored_events))
         self.heads.record(self._query(curs), ids, stored_events, self._gap(curs, last_stored),
                           rows)
         return ids
@@ -221,6 +256,13 @@ class LedgerPostgresRecorder(Outcomes, PostgresApplicationRecorder):
                 return []
             return [tuple(row.values()) for row in curs.fetchall()]
         return query
+
+    @classmethod
+    def _marked(cls, curs: Cursor[DictRow]) -> pending_table.Query:
+        """`_query` for SQL written with SQLite's `?` markers (ledger/infrastructure/
+        pending_table.py writes for both stores)."""
+        query = cls._query(curs)
+        return lambda sql, params: query(sql.replace("?", "%s"), params)
 
     def _gap(
         self, curs: Cursor[DictRow], last_stored: int

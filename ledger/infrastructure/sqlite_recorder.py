@@ -19,6 +19,7 @@ from uuid import UUID
 from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore
 
+from ledger.infrastructure import pending_table
 from ledger.infrastructure.command_table import CREATE_SQLITE as CREATE_COMMANDS
 from ledger.infrastructure.command_table import CommandWriter
 from ledger.infrastructure.eventsourcing_adapter import SQLiteSaveHook
@@ -83,7 +84,24 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, Outcomes, SQLiteApplication
         return ids
 
     def construct_create_table_statements(self) -> list[str]:
-        return [*super().construct_create_table_statements(), CREATE_SQLITE, CREATE_COMMANDS]
+        return [*super().construct_create_table_statements(), CREATE_SQLITE, CREATE_COMMANDS,
+                pending_table.CREATE_SQLITE]
+
+    def pending_postings(self) -> tuple[int, list[pending_table.Row]]:
+        """(the last notification id, the pending postings' rows) as of one commit."""
+        with self.datastore.transaction(commit=False) as c:
+            return pending_table.read(query_on(c), self.events_table_name, "rowid")
+
+    def _create_table(self, c: SQLiteCursor) -> None:
+        """The tables, in the library's set-up transaction; a store begun before the pending
+        postings' table gets it filled from its log (ledger/infrastructure/pending_table.py)."""
+        c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                  (pending_table.TABLE,))
+        made = not c.fetchall()
+        super()._create_table(c)
+        if made:
+            pending_table.insert_sqlite(c.execute, pending_table.from_log(
+                query_on(c), self.events_table_name, "rowid"))
 
     def _statement(self, rows: int) -> str:
         """`INSERT INTO t VALUES (?,?,?,?),… RETURNING rowid` for `rows` rows, cached."""
@@ -99,6 +117,7 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, Outcomes, SQLiteApplication
         commands: Sequence[Any] = (), snapshots: DueSnapshots | None = None,
     ) -> Sequence[int] | None:
         notification_ids = self._insert_rows(c, stored_events, commands)
+        pending_table.write_sqlite(c.execute, stored_events)
         # After the inserts this transaction holds SQLite's write lock and reads the latest
         # commit: what the save only read cannot move until it ends
         # (ledger/infrastructure/read_check.py).
