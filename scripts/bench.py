@@ -119,6 +119,30 @@ def ingest(
     return Ingested(ledger, ledger.position(), count, elapsed, cpu, rejected)
 
 
+def last_dated(lines: Iterator[dict[str, Any]], seen: list[str]) -> Iterator[dict[str, Any]]:
+    """`lines`, noting in `seen` the date of the last one handed out."""
+    for line in lines:
+        if "date" in line:
+            seen[:] = [line["date"]]
+        yield line
+
+
+def cold_expiry_ms(data: Path, store: str | None, on: str) -> float:
+    """Median milliseconds, over `SAMPLES // 4` ledgers each newly opened on the store, of its
+    first command, an `expire_trades` dated `on`: what every `rin apply` of a day's file pays
+    before its lines (the pending postings and the batches' records read; before issue 15's
+    pending table, every posting and closing in the log)."""
+    times = []
+    for sample in range(SAMPLES // 4):
+        with Ledger(data, store=store) as ledger:
+            started = time.perf_counter()
+            result = ledger.apply({"type": "expire_trades", "id": f"bench-expire-{sample}",
+                                   "date": on})
+            times.append((time.perf_counter() - started) * 1000)
+            assert result.status == "applied", result
+    return statistics.median(times)
+
+
 def command_records(data: Path, store: str | None) -> int:
     """How many command (idempotency) records the store holds, in either format: rows of
     rin_commands, and record events in the log (ledger/infrastructure/command_table.py)."""
@@ -440,11 +464,15 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="rin-bench-") as tmp:
         folder = Path(tmp)
         data, url = fresh_store(store, folder, "small")
-        small = ingest(data, url, SMALL, generate_market(SMALL // LINE_EVENTS, seed))
+        small_last: list[str] = []
+        small = ingest(data, url, SMALL,
+                       last_dated(generate_market(SMALL // LINE_EVENTS, seed), small_last))
         small_domain = small.stored - record_events(data, url)
         small.ledger.close()
+        small_cold = cold_expiry_ms(data, url, small_last[0])
         data, url = fresh_store(store, folder, "big")
-        lines = generate_market(events // LINE_EVENTS, seed)
+        big_last: list[str] = []
+        lines = last_dated(generate_market(events // LINE_EVENTS, seed), big_last)
         big = ingest(data, url, events, lines)
         ledger, stored = big.ledger, big.stored
         transactions = sum(1 for _ in ledger.stored_heads())  # one head row per commit
@@ -465,6 +493,7 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         position = ledger.position()
         ledger.close()
         verify = verify_figures(data, url)
+        big_cold = cold_expiry_ms(data, url, big_last[0])
         # the ingested store opened first: a fresh PostgreSQL store moves POSTGRES_SCHEMA on
         source = store_app(data, url)
         real_events, real_rate, real_cpu_us = library_floor_real_shapes(
@@ -517,6 +546,9 @@ def run(events: int, store: str | None, seed: int) -> dict[str, Any]:
         "ingest_events_per_s_at_n": round(ingest_rate),
         "ingest_cost_ratio_n_vs_10000": round(small_rate / ingest_rate, 3),
         "ingest_domain_cost_ratio_n_vs_10000": round(small_domain_rate / domain_rate, 3),
+        "cold_expire_ms": round(big_cold, 3),
+        "cold_expire_ms_at_10000": round(small_cold, 3),
+        "cold_expire_ratio_n_vs_10000": round(big_cold / small_cold, 3),
         "single_p50_ms": round(statistics.median(single), 3),
         "single_p99_ms": round(p99(single), 3),
         "single_max_ms": round(single[-1], 3),

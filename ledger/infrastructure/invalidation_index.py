@@ -2,19 +2,34 @@
 
 Every transfer and compliance retirement asks of each block's batch "was any of it found
 invalid?"; almost always the answer is no. Reading the log's `Opened` events once, then only the
-notifications stored since, answers that from memory instead of one store read per batch.
+notifications stored since, answers that from memory instead of one store read per batch. A
+SQLite store finds those rare events by a partial index, not by reading its whole log (issue
+15: 0.76 s and, for `BatchStatusIndex`, 0.32 s of a first command on a 1M-event store).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Self
+from typing import Any, Protocol, Self, runtime_checkable
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder
 
+from ledger.domain.batch_status import BatchStatus
 from ledger.domain.invalidation import BatchInvalidation
 from ledger.infrastructure.notification_pages import notifications
+
+#: the events that open the records the indexes follow: rare in any log, so a SQLite store
+#: keeps a partial index of them (ledger/infrastructure/sqlite_recorder.py)
+OPENING = (BatchInvalidation.Opened.TOPIC, BatchStatus.Opened.TOPIC)
+
+
+@runtime_checkable
+class FindsOpened(Protocol):
+    """A recorder that finds the events of a rare `OPENING` topic without reading the log."""
+
+    def opened(self, topic: str, after: int, stop: int) -> list[UUID]:
+        """The aggregate ids of the `topic` events stored after `after` up to `stop`."""
 
 
 class InvalidationIndex:
@@ -31,9 +46,12 @@ class InvalidationIndex:
     def up_to(self, position: int) -> Self:
         """Read the records opened after the last position read, up to `position`."""
         if self.position < position:
-            self.records.update(UUID(str(n.originator_id)) for n in notifications(
-                self.recorder, self.position, stop=position,
-                topics=[self.OPENED.TOPIC]))
+            if isinstance(self.recorder, FindsOpened):
+                self.records.update(self.recorder.opened(self.OPENED.TOPIC, self.position,
+                                                         position))
+            else:
+                self.records.update(UUID(str(n.originator_id)) for n in notifications(
+                    self.recorder, self.position, stop=position, topics=[self.OPENED.TOPIC]))
             self.position = position
         return self
 

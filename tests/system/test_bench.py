@@ -16,7 +16,8 @@ KEYS = {"ingest_vs_floor", "rebuild_vs_raw", "verify_peak_mb", "verify_vs_rebuil
         "single_p99_ms", "asof_party_ms", "load_party_ms", "ingest_cost_ratio_n_vs_10000",
         "ingest_ratio", "library_floor_ratio", "project_ratio", "single_p50_ms",
         "ingest_vs_raw", "raw_single_p99_ms", "library_floor_real_shapes", "ingest_vs_floor_real",
-        "library_floor_real_shapes_cpu_us_per_event", "ingest_vs_floor_real_cpu"}
+        "library_floor_real_shapes_cpu_us_per_event", "ingest_vs_floor_real_cpu",
+        "cold_expire_ms", "cold_expire_ms_at_10000", "cold_expire_ratio_n_vs_10000"}
 
 
 @pytest.mark.slow
@@ -52,6 +53,10 @@ def test_the_bench_prints_every_key_and_counts_command_records_apart() -> None:
         figures["ingest_domain_events_per_s"] / figures["raw_same_batches_events_per_s"],
         abs=2e-3)
     assert figures["raw_single_p50_ms"] <= figures["raw_single_p99_ms"]
+    # a ledger newly opened on each store applied its first command, an expiry
+    assert figures["cold_expire_ms"] > 0 and figures["cold_expire_ms_at_10000"] > 0
+    assert figures["cold_expire_ratio_n_vs_10000"] == pytest.approx(
+        figures["cold_expire_ms"] / figures["cold_expire_ms_at_10000"], rel=1e-2, abs=2e-3)
     assert 0 < figures["single_cpu_p50_ms"] <= figures["single_cpu_p99_ms"]  # each command's CPU
     assert figures["ingest_vs_raw_cpu"] == pytest.approx(
         figures["raw_same_batches_cpu_us_per_event"] / figures["ingest_cpu_us_per_domain_event"],
