@@ -117,9 +117,10 @@ def read(query: Query, events: str, id_column: str, table: str = TABLE
 
 class PendingAudit:
     """`verify`'s check of the table: the rows read as of notification `at` against the
-    pending postings the walk of the log derives up to there. A row missing makes a stale
-    posting escape `expire_trades`; a row too many or altered expires a posting that is not
-    stale, or none (§80.1452(c))."""
+    pending postings the walk of the log derives up to there. `expire_trades` reads the table
+    for the parties to expire, whose own postings then decide (§80.1452(c)): a row missing or
+    dated later lets a stale posting escape expiry; a row added or dated earlier only sends
+    expiry to a party with nothing stale."""
 
     SHOWN = 5
 
