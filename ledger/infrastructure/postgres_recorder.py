@@ -17,8 +17,9 @@ steps hooked into it (docs/performance.md, "PostgreSQL"). Here, in psycopg's pip
    only if no refusal applies, NOTIFYs and inserts the events (parallel arrays sent in binary,
    fed in order), so a refused save draws no notification id: one round trip. The refusal is
    raised here, with the ledger's message, from what the function returns;
-2. the command rows (parallel arrays again), the head row folded over the new ids, and
-   COMMIT: one round trip.
+2. the command rows (parallel arrays again), the rows of the pending postings the save opens
+   and closes (ledger/infrastructure/pending_table.py), the head row folded over the new ids,
+   and COMMIT: one round trip.
 
 An exception anywhere inside rolls the whole transaction back. `insert_in_transaction` is the
 whole of it on one cursor: rows that must commit with the events go next to its steps (a
