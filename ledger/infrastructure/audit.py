@@ -13,7 +13,9 @@
   (ledger/infrastructure/command_records.py); the rows of `rin_commands` also link to the row
   before them and are folded into the head (ledger/infrastructure/command_audit.py).
 - The pending postings' table (ledger/infrastructure/pending_table.py): as of the commit it
-  was read at, the postings the log leaves pending, no more, no fewer, each as posted.
+  was read at, the postings the log leaves pending, no more, no fewer, each as posted; and the
+  store's index of the events that open a lock, status or invalidation record: the records
+  the log opens.
 - Snapshots: each equals the replay of its aggregate's events up to its version
   (ledger/infrastructure/snapshot_check.py), mutated forward from the events the walk decodes.
 
@@ -51,6 +53,7 @@ from ledger.infrastructure.event_store import LedgerApp
 from ledger.infrastructure.head_file import read_head_file
 from ledger.infrastructure.heads import TABLE as HEADS_TABLE
 from ledger.infrastructure.heads import Head
+from ledger.infrastructure.invalidation_index import OPENING, FindsOpened
 from ledger.infrastructure.notification_pages import pages
 from ledger.infrastructure.pending_postings import KeepsPending
 from ledger.infrastructure.pending_table import PendingAudit
@@ -147,6 +150,8 @@ class Audit:
         #: the pending postings' table as of a commit at or before the bounds' end
         self.pending = (PendingAudit(*app.recorder.pending_postings())
                         if isinstance(app.recorder, KeepsPending) else None)
+        #: the aggregates whose records the walk sees opened, by topic (`OPENING`)
+        self.opened: dict[str, set[UUID]] = {topic: set() for topic in OPENING}
         self.end, heads_end = bounds(app)
         self.heads = stored_heads(app, heads_end)
         self.commands = CommandAudit(app, self.end)
@@ -219,9 +224,30 @@ class Audit:
         self.after_last()
         if self.pending is not None:
             self.problems.extend(self.pending.problems())
+        self.problems.extend(self.opened_problems())
         self.problems.extend(self.commands.after_last())
         self.problems.extend(snapshots.after_last())
         return self.problems
+
+    def opened_problems(self) -> list[str]:
+        """Where the store's own finding of the rare `Opened` events (a SQLite store's partial
+        index, ledger/infrastructure/invalidation_index.py) differs from the walk: an index
+        whose definition was rewritten without its rows hides a lock or an invalidation from
+        every command (§80.1474(b)(1), §80.1431)."""
+        recorder = self.app.recorder
+        if not isinstance(recorder, FindsOpened):
+            return []
+        problems = []
+        for topic, walked in self.opened.items():
+            found = set(recorder.opened(topic, 0, self.end))
+            if found != walked:
+                problems.append(
+                    f"the store's index of {topic} events finds {len(found):,} records where "
+                    f"the log holds {len(walked):,} (missing: "
+                    f"{', '.join(sorted(str(i) for i in walked - found)[:5]) or 'none'}): "
+                    "commands read it to find locks and invalidations; rebuild it with "
+                    "REINDEX rin_opened")
+        return problems
 
     def step(self, note: Notification) -> None:
         if self.sqlite and note.id != self.last_id + 1:
@@ -256,6 +282,8 @@ class Audit:
             self.problems.append(problem)
         if self.pending is not None and state is not None:
             self.pending.step(note.id, note.topic, note.originator_id, state)
+        if note.topic in self.opened and isinstance(note.originator_id, UUID):
+            self.opened[note.topic].add(note.originator_id)
         if note.topic == CommandRecord.Applied.TOPIC:
             # a command record's aggregate has this one event: its link is not kept (in a
             # store of release 2's format a quarter of the log is such records)
