@@ -190,6 +190,7 @@ class Ledger:
                     cache.get(aggregate_id, evict=True)
         self._opened = InvalidationIndex(self._app.recorder)
         self._statuses = BatchStatusIndex(self._app.recorder)
+        self._app.forget_pending()
 
     def _saved(self, uow: UnitOfWork, recordings: list[Recording[UUID]], position: int) -> None:
         """After a commit: keep the saved aggregates in memory if this save came straight after

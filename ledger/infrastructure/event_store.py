@@ -160,6 +160,10 @@ class LedgerApp(Application[UUID]):
             self.mapper.forget(events)  # type: ignore[attr-defined]
             raise
 
+    def forget_pending(self) -> None:
+        """Read the pending postings from the store again at the next expiry."""
+        self.pending_postings = PendingPostings(self.recorder)
+
     def snapshot_failed(self, error: Exception) -> None:
         """A snapshot was not stored: a cache, so the events were and the command stands."""
         self.snapshots_failed += 1

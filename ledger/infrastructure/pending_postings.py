@@ -26,6 +26,20 @@ from ledger.domain.party import Party
 from ledger.infrastructure import pending_table
 from ledger.infrastructure.notification_pages import notifications
 from ledger.infrastructure.pending_table import TOPICS
+from ledger.infrastructure.store_refusals import StoreRefused
+
+
+def pending_of(posting: str, hex_id: str, on: str) -> tuple[UUID, date]:
+    """A row of the table as the index keeps it; `StoreRefused` naming the row if it is not one
+    the ledger writes (an aggregate id of 32 hex digits, an ISO date): an expiry must not run
+    on an index that silently lacks it."""
+    try:
+        return UUID(hex=hex_id), date.fromisoformat(on)
+    except ValueError as error:
+        raise StoreRefused(
+            f"{pending_table.TABLE} row {posting!r} ({hex_id!r}, {on!r}) is not a posting the "
+            "ledger writes: altered; `rin verify` names every such row, and the table dropped "
+            "is filled anew from the log when a ledger next opens the store") from error
 
 
 @runtime_checkable
@@ -48,9 +62,10 @@ class PendingPostings:
         """Read the postings and closings stored after the last position read, up to
         `position`; the first time, the store's table of them (as of its last commit) first."""
         if self.position == 0 < position and isinstance(self.recorder, KeepsPending):
-            self.position, rows = self.recorder.pending_postings()
-            self.pending = {posting: (UUID(hex_id), date.fromisoformat(on))
+            at, rows = self.recorder.pending_postings()
+            self.pending = {posting: pending_of(posting, hex_id, on)
                             for posting, hex_id, on in rows}
+            self.position = at  # only once every row is read: else the table is read again
         if self.position < position:
             for notification in notifications(self.recorder, self.position, stop=position,
                                               topics=TOPICS):

@@ -20,6 +20,7 @@ from conftest import Store
 from store_access import app_of
 
 from ledger import Ledger
+from ledger.application.store_failures import StoreError
 from ledger.domain.party import Party
 from ledger.infrastructure.pending_table import TABLE, TOPICS
 from ledger.simulation.market import generate_market
@@ -158,3 +159,29 @@ def test_an_empty_store_reads_an_empty_table(tmp_path: Path) -> None:
     with Ledger(tmp_path) as ledger:
         assert table(ledger) == {}
         assert app_of(ledger).recorder.pending_postings() == (0, [])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("column, value", [("originator_id", "zz"),
+                                           ("effective_date", "not a date")])
+def test_a_row_the_ledger_never_writes_stops_the_expiry(store: Store, column: str,
+                                                        value: str) -> None:
+    """A row that is no posting (an id that is no aggregate's, a date that is no date) is a
+    store fault naming the row, the expiry stores nothing, and again on the next try: the
+    index is not left empty and read as if no posting were pending (helper-1 found
+    `expire_trades` then expired 9 of 104 stale postings, exit 0)."""
+    with store.ledger() as ledger:
+        for _ in ledger.apply_many(MARKET[:1_500]):
+            pass
+        expected = pending_in_log(ledger)
+        end = ledger.position()
+    assert expected
+    victim = min(expected)
+    with raw_sql(store) as db:
+        db.execute(f"UPDATE {TABLE} SET {column} = '{value}' WHERE posting = '{victim}'")
+    line = {"type": "expire_trades", "id": "exp-late", "date": "2030-01-31"}
+    with store.ledger() as ledger:
+        for _ in range(2):
+            with pytest.raises(StoreError, match=f"{TABLE} row '{victim}'"):
+                ledger.apply(line)
+        assert ledger.position() == end
+        assert any(victim in problem for problem in ledger.audit())
