@@ -38,8 +38,8 @@ def pending_of(posting: str, hex_id: str, on: str) -> tuple[UUID, date]:
     except ValueError as error:
         raise StoreRefused(
             f"{pending_table.TABLE} row {posting!r} ({hex_id!r}, {on!r}) is not a posting the "
-            "ledger writes: altered; `rin verify` names every such row, and the table dropped "
-            "is filled anew from the log when a ledger next opens the store") from error
+            "ledger writes: altered (dropped, the table is filled anew from the log)"
+        ) from error
 
 
 @runtime_checkable
