@@ -177,12 +177,20 @@ def state_size(data: Path, store: str | None) -> int:
     return int(statistics.mean(len(n.state) for n in sample)) if sample else 200
 
 
+def fresh_env(data: Path, store: str | None) -> dict[str, Any]:
+    """`store_env` of the store `fresh_store` made last: on PostgreSQL its schema, which an
+    `Environment` made here does not read from the process environment as an application
+    does (the floors wrote to `public`, where the second met the first's head rows)."""
+    env = store_env(data, store)
+    if store and "POSTGRES_SCHEMA" in os.environ:
+        env["POSTGRES_SCHEMA"] = os.environ["POSTGRES_SCHEMA"]
+    return env
+
+
 def library_recorder(store: str | None, data: Path) -> tuple[Any, Any]:
     """(factory, recorder): the library's own application recorder on a fresh store, not the
     ledger's (no head rows, no read check, the library's statements)."""
-    env = {k: v for k, v in store_env(data, store).items() if k != "APPLICATION_RECORDER_TOPIC"}
-    if store and "POSTGRES_SCHEMA" in os.environ:
-        env["POSTGRES_SCHEMA"] = os.environ["POSTGRES_SCHEMA"]
+    env = {k: v for k, v in fresh_env(data, store).items() if k != "APPLICATION_RECORDER_TOPIC"}
     factory = InfrastructureFactory.construct(env=Environment("Raw", env))
     return factory, factory.application_recorder()
 
@@ -241,7 +249,7 @@ def library_floor(store: str | None, folder: Path, events: int) -> float:
     """Events per second of the library making aggregate events, mapping them to stored events
     (its JSON transcoder) and storing them with the ledger's recorder 1,000 a transaction, with
     no domain logic: the most any ingest through the library's aggregates could reach."""
-    env = Environment("Floor", store_env(folder / "floor", store))
+    env = Environment("Floor", fresh_env(folder / "floor", store))
     factory = InfrastructureFactory.construct(env=env)
     recorder = factory.application_recorder()
     transcoder = JSONTranscoder()
@@ -272,7 +280,7 @@ def library_floor_real_shapes(source: LedgerApp, upto: int, store: str | None, f
     bare events, these have the real shapes and sizes (holdings, blocks, dates, decimals): the
     floor any ingest of them has.
     `source`: the ingested store, opened (and closed here) before `store` is made."""
-    env = Environment("FloorReal", store_env(folder / "floor_real", store))
+    env = Environment("FloorReal", fresh_env(folder / "floor_real", store))
     factory = InfrastructureFactory.construct(env=env)
     recorder = factory.application_recorder()
     mapper: Mapper[UUID] = Mapper(source.construct_transcoder())

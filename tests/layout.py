@@ -34,6 +34,7 @@ SLOW: dict[str, tuple[str, ...]] = {
     "system/test_service_from_docs.py": ALL,  # threads, a second process, a follower: 9 s
     "system/test_readme_from_a_wheel.py": ALL,  # builds and installs a wheel: 25 s
     "system/test_datasette_browser.py": ALL,  # rin serve and headless Chromium: 96 s
+    "integration/test_pending_table.py": ALL,  # a 1,500-2,400-line market a case: 1-2 s each
     "integration/test_model_based.py": ALL,  # the state machine and two broken ledgers: 38 s
     "integration/test_trades_model.py": ALL,  # the trades state machine, verify every step
     "unit/test_fuel_book.py": ("test_answers_equal_a_plain_dated_list",),  # hypothesis: 12 s

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import POSTGRES_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"ingest_vs_floor", "rebuild_vs_raw", "verify_peak_mb", "verify_vs_rebuild",
@@ -61,3 +62,21 @@ def test_the_bench_prints_every_key_and_counts_command_records_apart() -> None:
     assert figures["ingest_vs_raw_cpu"] == pytest.approx(
         figures["raw_same_batches_cpu_us_per_event"] / figures["ingest_cpu_us_per_domain_event"],
         rel=1e-2, abs=2e-3)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(POSTGRES_URL is None, reason="needs RIN_TEST_POSTGRES_URL (.ci/postgres.sh)")
+def test_the_bench_runs_on_postgresql_each_floor_in_a_schema_of_its_own() -> None:
+    """`--store` PostgreSQL: every store the run makes is a schema of its own. The two library
+    floors were made in `public` (an `Environment` built by hand does not read POSTGRES_SCHEMA
+    from the process as an application does), where the second met the first's head rows
+    and the run ended in a StoreTruncated traceback."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench.py"), "--events",
+                           "10000", "--store", str(POSTGRES_URL)], capture_output=True, env=env,
+                          check=False, timeout=1_800)
+    assert done.returncode == 0, done.stderr.decode()[-2_000:]
+    figures = orjson.loads(done.stdout)
+    assert figures["store"] == "postgresql" and figures["verify_exit"] == 0
+    assert figures["library_floor_real_shapes_events"] == figures["domain_events"]
+    assert set(figures) >= KEYS
