@@ -50,7 +50,7 @@ class LedgerApp(Application[UUID]):
         super().__init__(env=env)
         self._record_ids: RecordIds | None = None
         self._in_table: bool | None = None
-        #: the pending EMTS postings, read from the log once and then only what is new
+        #: the pending EMTS postings, read from the store's table once, then only what is new
         self.pending_postings = PendingPostings(self.recorder)
 
     def record_id(self, client_id: str) -> UUID:

@@ -94,7 +94,6 @@ class LedgerPostgresRecorder(Outcomes, PostgresApplicationRecorder):
         self._table = table
         self.turn = PostgresTurn(datastore, f"{datastore.schema}.{self.events_table_name}")
         self.pending = f'"{datastore.schema}".{pending_table.TABLE}'
-        self.sql_create_statements.append(SQL(pending_table.create_postgres(self.pending)))  # type: ignore[arg-type]
         self._insert_pending = SQL(
             f"INSERT INTO {self.pending} (posting, originator_id, effective_date) "
             "SELECT * FROM unnest(%b::text[], %b::text[], %b::text[])")
@@ -137,14 +136,23 @@ class LedgerPostgresRecorder(Outcomes, PostgresApplicationRecorder):
         self.outcome = Outcome.STORED
         return ids
 
-    def _create_table(self, curs: Cursor[DictRow]) -> None:
-        """The tables, in the library's set-up transaction; a store begun before the pending
-        postings' table gets it filled from its log (ledger/infrastructure/pending_table.py)."""
-        curs.execute("SELECT to_regclass(%s) AS t", (self.pending,))
-        row = curs.fetchone()
-        made = row is None or row["t"] is None
-        super()._create_table(curs)
-        if made:
+    def create_table(self) -> None:
+        """The library's tables, then the ledger's table of pending postings."""
+        super().create_table()
+        self.keep_pending_table()
+
+    def keep_pending_table(self) -> None:
+        """Make the pending postings' table if the store has none (one begun before it),
+        filled from its log (ledger/infrastructure/pending_table.py), in one transaction; run
+        under the set-up lock, as every store's tables are (ledger/infrastructure/
+        postgres_setup.py)."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute("SELECT to_regclass(%s) AS t", (self.pending,))
+            row = curs.fetchone()
+            if row is not None and row["t"] is not None:
+                return
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(SQL(pending_table.create_postgres(self.pending)))
             self._send_pending(curs, pending_table.from_log(
                 self._marked(curs), self._table.as_string(), "notification_id"), [])
 

@@ -9,6 +9,7 @@ from uuid import UUID
 
 from eventsourcing.application import Application
 
+from ledger.infrastructure import pending_table
 from ledger.infrastructure.command_table import TABLE as COMMANDS_TABLE
 
 #: a stored event's or snapshot's columns as the ledger writes them
@@ -31,7 +32,8 @@ def altered_tables(app: Application[UUID], query: Any) -> list[str]:
     ledger's descending one): `verify` compared the genuine snapshot, the ledger loaded the
     forged one. A view's rows are whatever its query computes. The command table's schema is
     named by `command_table.schema_problem`, which also names any trigger."""
-    statements = list(app.recorder.create_table_statements)  # type: ignore[attr-defined]
+    statements = [*app.recorder.create_table_statements,  # type: ignore[attr-defined]
+                  pending_table.CREATE_SQLITE]  # made by the ledger, not by the library
     if app.snapshots is not None:
         statements += app.snapshots.recorder.create_table_statements  # type: ignore[attr-defined]
     problems: list[str] = []

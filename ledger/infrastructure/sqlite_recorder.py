@@ -89,7 +89,6 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, Outcomes, SQLiteApplication
 
     def construct_create_table_statements(self) -> list[str]:
         return [*super().construct_create_table_statements(), CREATE_SQLITE, CREATE_COMMANDS,
-                pending_table.CREATE_SQLITE,
                 f"CREATE INDEX IF NOT EXISTS {OPENED_INDEX} ON {self.events_table_name} (topic) "
                 f"WHERE {OPENED_WHERE}"]
 
@@ -108,14 +107,24 @@ class BatchSQLiteApplicationRecorder(SQLiteSaveHook, Outcomes, SQLiteApplication
         with self.datastore.transaction(commit=False) as c:
             return pending_table.read(query_on(c), self.events_table_name, "rowid")
 
-    def _create_table(self, c: SQLiteCursor) -> None:
-        """The tables, in the library's set-up transaction; a store begun before the pending
-        postings' table gets it filled from its log (ledger/infrastructure/pending_table.py)."""
-        c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                  (pending_table.TABLE,))
-        made = not c.fetchall()
-        super()._create_table(c)
-        if made:
+    def create_table(self) -> None:
+        """The library's tables, then the ledger's table of pending postings."""
+        super().create_table()
+        self.keep_pending_table()
+
+    def keep_pending_table(self) -> None:
+        """Make the pending postings' table if the store has none (one begun before it),
+        filled from its log (ledger/infrastructure/pending_table.py), in one write transaction:
+        its first statement takes SQLite's write lock, so the log it reads is the last commit.
+        Two processes making it at once each fill it whole, the second over the first."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                      (pending_table.TABLE,))
+            if c.fetchall():
+                return
+        with self.datastore.transaction(commit=True) as c:
+            c.execute(pending_table.CREATE_SQLITE)
+            c.execute(f"DELETE FROM {pending_table.TABLE}")
             pending_table.insert_sqlite(c.execute, pending_table.from_log(
                 query_on(c), self.events_table_name, "rowid"))
 

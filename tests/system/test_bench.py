@@ -12,6 +12,8 @@ import orjson
 import pytest
 from conftest import POSTGRES_URL
 
+from tests.integration.test_read_check import needs_postgres
+
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"ingest_vs_floor", "rebuild_vs_raw", "verify_peak_mb", "verify_vs_rebuild",
         "single_p99_ms", "asof_party_ms", "load_party_ms", "ingest_cost_ratio_n_vs_10000",
@@ -65,7 +67,7 @@ def test_the_bench_prints_every_key_and_counts_command_records_apart() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(POSTGRES_URL is None, reason="needs RIN_TEST_POSTGRES_URL (.ci/postgres.sh)")
+@needs_postgres  # the CI starts one (.ci/postgres.sh)
 def test_the_bench_runs_on_postgresql_each_floor_in_a_schema_of_its_own() -> None:
     """`--store` PostgreSQL: every store the run makes is a schema of its own. The two library
     floors were made in `public` (an `Environment` built by hand does not read POSTGRES_SCHEMA
