@@ -69,13 +69,15 @@ class PendingPostings:
         if self.position < position:
             for notification in notifications(self.recorder, self.position, stop=position,
                                               topics=TOPICS):
-                posting, row = pending_table.change(
-                    notification.topic, notification.originator_id,
-                    orjson.loads(notification.state)) or ("", None)
+                made = pending_table.change(notification.topic, notification.originator_id,
+                                            orjson.loads(notification.state))
+                if made is None:
+                    continue
+                posting, row = made
                 if row is None:
                     self.pending.pop(posting, None)
                 else:
-                    self.pending[posting] = (UUID(row[1]), date.fromisoformat(row[2]))
+                    self.pending[posting] = pending_of(*row)
             self.position = position
         return self
 
